@@ -1,0 +1,1 @@
+"""The .absorb grammar, shipped as package data (see ``absorb.lark``)."""

@@ -1,0 +1,222 @@
+"""The canonical text of a spec: ``symabsorb fmt``.
+
+Parsing the formatted text gives back an equal :class:`~symabsorb.dsl.syntax.Module`.
+Comments are kept: each comment is printed before the statement it precedes or sits in.
+"""
+
+from __future__ import annotations
+
+from functools import singledispatch
+
+from . import syntax as s
+
+__all__ = ["format_module", "format_expr", "format_act_ref", "format_statement"]
+
+# Binding strength of each expression form (higher binds tighter).
+_IF, _SUM, _PRODUCT, _UNARY, _POWER, _ATOM = range(6)
+_PREC = {"+": _SUM, "-": _SUM, "*": _PRODUCT, "/": _PRODUCT, "^": _POWER}
+
+
+def _wrap(text: str, prec: int, needed: int) -> str:
+    return f"({text})" if prec < needed else text
+
+
+@singledispatch
+def _expr(node: object) -> tuple[str, int]:
+    raise TypeError(f"not an expression node: {type(node).__name__}")
+
+
+@_expr.register
+def _(node: s.Number) -> tuple[str, int]:
+    return node.text, _ATOM
+
+
+@_expr.register
+def _(node: s.Name) -> tuple[str, int]:
+    return node.id, _ATOM
+
+
+@_expr.register
+def _(node: s.Call) -> tuple[str, int]:
+    args = ", ".join(format_expr(a) for a in node.args)
+    if node.kwargs:
+        args += "; " + _kwargs(node.kwargs)
+    return f"{node.func}({args})", _ATOM
+
+
+@_expr.register
+def _(node: s.Unary) -> tuple[str, int]:
+    text, prec = _expr(node.operand)
+    return node.op + _wrap(text, prec, _UNARY), _UNARY
+
+
+@_expr.register
+def _(node: s.Binary) -> tuple[str, int]:
+    prec = _PREC[node.op]
+    left, lp = _expr(node.left)
+    right, rp = _expr(node.right)
+    if node.op == "^":
+        return f"{_wrap(left, lp, _ATOM)}^{_wrap(right, rp, _UNARY)}", _POWER
+    sep = f" {node.op} " if prec == _SUM else node.op
+    return f"{_wrap(left, lp, prec)}{sep}{_wrap(right, rp, prec + 1)}", prec
+
+
+@_expr.register
+def _(node: s.IfExpr) -> tuple[str, int]:
+    return f"if {_cond(node.cond)} then {format_expr(node.then)} else {format_expr(node.orelse)}", _IF
+
+
+def _cond(node: s.Compare | s.BoolOp) -> str:
+    if isinstance(node, s.Compare):
+        left, lp = _expr(node.left)
+        right, rp = _expr(node.right)
+        return f"{_wrap(left, lp, _SUM)} {node.op} {_wrap(right, rp, _SUM)}"
+    return f"{_cond(node.left)} {node.op} {_cond(node.right)}"
+
+
+def format_expr(node: s.Expr) -> str:
+    """An expression in canonical form, with only the parentheses it needs."""
+    return _expr(node)[0]
+
+
+def _kwargs(kwargs: tuple[s.KwArg, ...]) -> str:
+    return ", ".join(f"{k.name} = {format_expr(k.value)}" for k in kwargs)
+
+
+def format_act_ref(ref: s.ActRef) -> str:
+    return f"{ref.name}({_kwargs(ref.kwargs)})" if ref.kwargs else ref.name
+
+
+def _matrix(m: s.Matrix) -> str:
+    return "[" + ", ".join("[" + ", ".join(format_expr(x) for x in row) + "]" for row in m.rows) + "]"
+
+
+def _skip(skip: s.Skip) -> str:
+    if isinstance(skip, s.IdentitySkip):
+        return "identity"
+    if isinstance(skip, s.NoSkip):
+        return "none"
+    if isinstance(skip, s.MatrixSkip):
+        return _matrix(skip.matrix)
+    if isinstance(skip, s.ScaledSkip):
+        return f"scaled({format_expr(skip.factor)})"
+    return f"hyper(n: {format_expr(skip.n)}, mix: {_matrix(skip.mix)})"
+
+
+def _quote(text: str) -> str:
+    return f'"{text}"'
+
+
+@singledispatch
+def _stmt(node: object) -> str:
+    raise TypeError(f"not a statement: {type(node).__name__}")
+
+
+@_stmt.register
+def _(node: s.Import) -> str:
+    return f"import {_quote(node.path)}"
+
+
+@_stmt.register
+def _(node: s.ActivationDef) -> str:
+    params = ""
+    if node.params:
+        parts = []
+        for p in node.params:
+            text = p.name
+            if p.default is not None:
+                text += f" = {format_expr(p.default)}"
+            if p.constraint is not None:
+                text += f" {p.constraint_op} {format_expr(p.constraint)}"
+            parts.append(text)
+        params = "; " + ", ".join(parts)
+    return f"activation {node.name}({node.var}{params}) = {format_expr(node.body)}"
+
+
+@_stmt.register
+def _(node: s.GatedDef) -> str:
+    if isinstance(node.gate, s.InlineGate):
+        return f"gated {node.name} gate ({node.gate.var}) = {format_expr(node.gate.body)}"
+    return f"gated {node.name} gate {format_act_ref(node.gate)}"
+
+
+@_stmt.register
+def _(node: s.BlockDef) -> str:
+    lines = [f"block {node.name} {{"]
+    if node.activation is not None:
+        lines.append(f"    activation: {format_act_ref(node.activation)}")
+    if node.dim is not None:
+        lines.append(f"    dim: {format_expr(node.dim)}")
+    if node.width is not None:
+        lines.append(f"    width: {format_expr(node.width)}")
+    if node.skip is not None:
+        lines.append(f"    skip: {_skip(node.skip)}")
+    for label, matrix in (("W_up", node.w_up), ("W_down", node.w_down), ("W_gate", node.w_gate)):
+        if matrix is not None:
+            lines.append(f"    {label}: {_matrix(matrix)}")
+    w = node.weights
+    if w is not None:
+        lines.append(f"    weights: {_quote(w.file)}")
+        for label, value in (("prefix", w.prefix), ("up", w.up_key), ("down", w.down_key), ("gate", w.gate_key)):
+            if value is not None:
+                lines.append(f"    {label}: {_quote(value)}")
+        if w.transpose:
+            lines.append("    transpose: true")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+@_stmt.register
+def _(node: s.StackDef) -> str:
+    if node.depth is not None:
+        return f"stack {node.name} = {node.blocks[0]} ^ {format_expr(node.depth)}"
+    return f"stack {node.name} = [{', '.join(node.blocks)}]"
+
+
+@_stmt.register
+def _(node: s.Query) -> str:
+    target = node.target if isinstance(node.target, str) else format_act_ref(node.target)
+    if node.kind == "series":
+        return f"series {target} order {node.order}"
+    return f"{node.kind} {target}"
+
+
+def format_statement(stmt: s.Statement) -> str:
+    """One statement in canonical form (a block spans several lines)."""
+    return _stmt(stmt)
+
+
+def _comments(text: str) -> list[tuple[int, str]]:
+    """(line, comment) for every ``#`` comment outside a string literal."""
+    found = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        in_string = False
+        for i, ch in enumerate(line):
+            if ch == '"':
+                in_string = not in_string
+            elif ch == "#" and not in_string:
+                found.append((number, line[i:].rstrip()))
+                break
+    return found
+
+
+def format_module(module: s.Module) -> str:
+    """The canonical text of one file, comments kept, ending with one newline."""
+    comments = _comments(module.text)
+    out: list[str] = []
+    previous: type | None = None
+    for stmt in module.statements:
+        end = stmt.span.end_line if stmt.span else 0
+        leading = [c for line, c in comments if stmt.span and line <= end]
+        comments = [(line, c) for line, c in comments if not (stmt.span and line <= end)]
+        kind = type(stmt)
+        if out and (kind is not previous or kind is s.BlockDef or leading):
+            out.append("")
+        out.extend(leading)
+        out.append(_stmt(stmt))
+        previous = kind
+    if comments:
+        if out:
+            out.append("")
+        out.extend(c for _, c in comments)
+    return "\n".join(out) + "\n" if out else ""

@@ -1,0 +1,404 @@
+"""Text to typed syntax: the Lark LALR parser, its transformer, and friendly syntax errors."""
+
+from __future__ import annotations
+
+import functools
+from fractions import Fraction
+from importlib import resources
+from typing import Any
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+
+from . import syntax as s
+from .errors import Span, SpecError, SpecSyntaxError, did_you_mean
+
+__all__ = ["parse_text", "parse_expression", "grammar_text", "get_parser", "FIELD_NAMES", "KEYWORDS"]
+
+FIELD_NAMES = ("activation", "dim", "width", "skip", "W_up", "W_down", "W_gate", "weights",
+               "prefix", "up", "down", "gate", "transpose")
+STATEMENT_KEYWORDS = ("import", "activation", "gated", "block", "stack", "absorb", "classify",
+                      "series", "parity", "facts")
+KEYWORDS = STATEMENT_KEYWORDS + ("gate", "order", "if", "then", "else", "and", "or")
+
+# What each terminal means to a person (never show `__ANON_3` or `RBRACE`).
+_TERMINAL_WORDS = {
+    "NAME": "a name", "INT": "an integer", "DECIMAL": "a number", "STRING": 'a quoted "string"',
+    "BOOL": "`true` or `false`", "CMPOP": "a comparison (`<`, `<=`, `>`, `>=`)", "CARET": "`^`",
+    "LPAR": "`(`", "RPAR": "`)`", "LSQB": "`[`", "RSQB": "`]`", "LBRACE": "`{`", "RBRACE": "`}`",
+    "COMMA": "`,`", "SEMI": "`;`", "COLON": "`:`", "EQUAL": "`=`", "PLUS": "`+`", "MINUS": "`-`",
+    "STAR": "`*`", "SLASH": "`/`", "$END": "the end of the file",
+}
+_EXPR_START = {"NAME", "INT", "DECIMAL", "LPAR", "MINUS", "PLUS", "IF"}
+
+
+def grammar_text() -> str:
+    """The grammar, read from the installed package."""
+    return resources.files("symabsorb.grammar").joinpath("absorb.lark").read_text(encoding="utf-8")
+
+
+@functools.cache
+def get_parser() -> Lark:
+    return Lark(grammar_text(), parser="lalr", lexer="contextual", propagate_positions=True,
+                maybe_placeholders=True, start=["start", "expr"], cache=False)
+
+
+def _describe(terminal: str) -> str:
+    if terminal in _TERMINAL_WORDS:
+        return _TERMINAL_WORDS[terminal]
+    return f"`{terminal.lower()}`" if terminal.isupper() else f"`{terminal}`"
+
+
+def _describe_expected(expected: set[str]) -> str:
+    expected = {t for t in expected if not t.startswith("__")} or set(expected)
+    words: list[str] = []
+    if _EXPR_START & expected and "NAME" in expected and "INT" in expected:
+        words.append("an expression")
+        expected = expected - _EXPR_START
+    if set(t.lower() for t in expected) >= set(STATEMENT_KEYWORDS) - {"import"}:
+        words.append("a statement (`activation`, `gated`, `block`, `stack`, `import` or a query)")
+        expected = {t for t in expected if t.lower() not in STATEMENT_KEYWORDS}
+    field_terms = {f.upper() for f in FIELD_NAMES}
+    if len(field_terms & expected) >= 6:
+        words.append("a block field (`activation:`, `dim:`, `width:`, `skip:`, `W_up:`, ...)")
+        expected = expected - field_terms
+    words.extend(sorted(_describe(t) for t in expected))
+    if len(words) > 6:
+        words = words[:6] + ["..."]
+    return ", ".join(words[:-1]) + (" or " if len(words) > 1 else "") + words[-1] if words else "nothing"
+
+
+def _token_words(tok: Token) -> str:
+    if tok.type == "$END":
+        return "the end of the file"
+    return f"`{tok.value}`"
+
+
+def _syntax_error(err: UnexpectedInput, text: str, file: str) -> SpecSyntaxError:
+    lines = text.splitlines() or [""]
+    hint: str | None = None
+    if isinstance(err, UnexpectedCharacters):
+        line, col = err.line, err.column
+        ch = text[err.pos_in_stream] if err.pos_in_stream < len(text) else ""
+        span = Span(file, line, col, line, col + 1)
+        found = f"`{ch}`"
+        allowed = set(err.allowed or ())
+        expected = _describe_expected(allowed) if allowed else "a name, a number, an operator or a keyword"
+        if ch == '"':
+            hint = "strings are written on one line between double quotes"
+        elif ch in "%&|!=@$~'":
+            hint = "operators are `+ - * / ^`; comparisons `< <= > >=` and `and`, `or` inside `if`"
+        return SpecSyntaxError(f"unexpected character {found}", span, found, expected, hint)
+    if isinstance(err, UnexpectedEOF):
+        line = len(lines)
+        col = len(lines[-1]) + 1
+        span = Span(file, line, col, line, col)
+        exp = set(err.expected)
+        if "RBRACE" in exp:
+            hint = "a block ends with `}`"
+        elif "RPAR" in exp:
+            hint = "a parenthesis was opened and not closed"
+        elif "RSQB" in exp:
+            hint = "a matrix literal ends with `]`"
+        return SpecSyntaxError("unexpected end of file", span, "the end of the file",
+                               _describe_expected(exp), hint)
+    assert isinstance(err, UnexpectedToken)
+    tok = err.token
+    exp = set(err.expected)
+    if tok.type == "$END":
+        line = len(lines)
+        col = len(lines[-1]) + 1
+        span = Span(file, line, col, line, col)
+    else:
+        end_line = tok.end_line or tok.line or 1
+        end_col = tok.end_column or (tok.column or 1) + 1
+        span = Span(file, tok.line or 1, tok.column or 1, end_line, end_col)
+    found = _token_words(tok)
+    value = str(tok.value)
+    if tok.type == "$END":
+        if "RBRACE" in exp:
+            hint = "a block ends with `}`"
+        elif "RPAR" in exp:
+            hint = "a parenthesis was opened and not closed"
+        elif "RSQB" in exp:
+            hint = "a matrix literal ends with `]`"
+    elif "RBRACE" in exp and len(exp & {f.upper() for f in FIELD_NAMES}) >= 6:
+        hint = did_you_mean(value, FIELD_NAMES) or (
+            "block fields are " + ", ".join(f"`{f}:`" for f in FIELD_NAMES[:8]) + ", ...")
+        if tok.type in ("STATEMENT", "BLOCK", "STACK", "ABSORB") or value in STATEMENT_KEYWORDS:
+            hint = "the block above is missing its closing `}`"
+    elif tok.type == "NAME" and {"ACTIVATION", "BLOCK"} <= exp:
+        hint = did_you_mean(value, STATEMENT_KEYWORDS) or "statements start with a keyword such as `activation` or `block`"
+    elif tok.type == "EQUAL" and "CMPOP" in exp:
+        hint = "comparisons are `<`, `<=`, `>`, `>=`"
+    elif "RPAR" in exp and tok.type in ("NAME", "INT", "DECIMAL"):
+        hint = "arguments are separated by `,`"
+    elif "COLON" in exp:
+        hint = "a block field is written `name: value`"
+    elif "THEN" in exp:
+        hint = "write `if CONDITION then A else B`"
+    elif "ELSE" in exp:
+        hint = "every `if ... then A` needs an `else B`"
+    elif "EQUAL" in exp and tok.type == "CARET":
+        hint = "write `stack NAME = BLOCK ^ L`"
+    return SpecSyntaxError(f"unexpected {found}", span, found, _describe_expected(exp), hint)
+
+
+def _span(file: str, meta: Any) -> Span | None:
+    if getattr(meta, "empty", True):
+        return None
+    return Span(file, meta.line, meta.column, meta.end_line, meta.end_column)
+
+
+def _tspan(file: str, tok: Token) -> Span:
+    line = tok.line or 1
+    col = tok.column or 1
+    return Span(file, line, col, tok.end_line or line, tok.end_column or col + len(tok))
+
+
+def _string(tok: Token) -> str:
+    return str(tok)[1:-1]
+
+
+@v_args(meta=True)
+class _ToSyntax(Transformer[Token, Any]):
+    """Parse tree to :mod:`symabsorb.dsl.syntax`. Method names are the grammar's aliases."""
+
+    def __init__(self, file: str) -> None:
+        super().__init__(visit_tokens=False)
+        self.file = file
+
+    def sp(self, meta: Any) -> Span | None:
+        return _span(self.file, meta)
+
+    # -- expressions
+    def number(self, meta: Any, c: list[Token]) -> s.Number:
+        text = str(c[0])
+        return s.Number(Fraction(text), text, _tspan(self.file, c[0]))
+
+    def name(self, meta: Any, c: list[Token]) -> s.Name:
+        return s.Name(str(c[0]), _tspan(self.file, c[0]))
+
+    def call(self, meta: Any, c: list[Any]) -> s.Call:
+        args, kwargs = c[2]
+        return s.Call(str(c[0]), args, kwargs, self.sp(meta))
+
+    def call_args(self, meta: Any, c: list[Any]) -> tuple[tuple[Any, ...], tuple[s.KwArg, ...]]:
+        exprs = tuple(x for x in c if x is not None and not isinstance(x, (Token, tuple)))
+        kwargs = next((x for x in c if isinstance(x, tuple)), ())
+        return exprs, kwargs
+
+    def kwarg_list(self, meta: Any, c: list[Any]) -> tuple[s.KwArg, ...]:
+        return tuple(x for x in c if isinstance(x, s.KwArg))
+
+    def kwarg(self, meta: Any, c: list[Any]) -> s.KwArg:
+        return s.KwArg(str(c[0]), c[2], self.sp(meta))
+
+    def atom(self, meta: Any, c: list[Any]) -> Any:  # "( expr )"
+        return c[1]
+
+    def _binary(self, op: str, meta: Any, c: list[Any]) -> s.Binary:
+        return s.Binary(op, c[0], c[2], self.sp(meta))
+
+    def add(self, meta: Any, c: list[Any]) -> s.Binary:
+        return self._binary("+", meta, c)
+
+    def sub(self, meta: Any, c: list[Any]) -> s.Binary:
+        return self._binary("-", meta, c)
+
+    def mul(self, meta: Any, c: list[Any]) -> s.Binary:
+        return self._binary("*", meta, c)
+
+    def div(self, meta: Any, c: list[Any]) -> s.Binary:
+        return self._binary("/", meta, c)
+
+    def pow(self, meta: Any, c: list[Any]) -> s.Binary:
+        return self._binary("^", meta, c)
+
+    def neg(self, meta: Any, c: list[Any]) -> s.Unary:
+        return s.Unary("-", c[1], self.sp(meta))
+
+    def pos(self, meta: Any, c: list[Any]) -> s.Unary:
+        return s.Unary("+", c[1], self.sp(meta))
+
+    def compare(self, meta: Any, c: list[Any]) -> s.Compare:
+        return s.Compare(str(c[1]), c[0], c[2], self.sp(meta))
+
+    def and_cond(self, meta: Any, c: list[Any]) -> s.BoolOp:
+        return s.BoolOp("and", c[0], c[2], self.sp(meta))
+
+    def or_cond(self, meta: Any, c: list[Any]) -> s.BoolOp:
+        return s.BoolOp("or", c[0], c[2], self.sp(meta))
+
+    def if_expr(self, meta: Any, c: list[Any]) -> s.IfExpr:
+        return s.IfExpr(c[1], c[3], c[5], self.sp(meta))
+
+    # -- activations
+    def param(self, meta: Any, c: list[Any]) -> s.Param:
+        name, default, op, bound = c[0], c[2], c[3], c[4]
+        return s.Param(str(name), default, str(op) if op is not None else None, bound, self.sp(meta))
+
+    def param_list(self, meta: Any, c: list[Any]) -> tuple[s.Param, ...]:
+        return tuple(x for x in c if isinstance(x, s.Param))
+
+    def activation_def(self, meta: Any, c: list[Any]) -> s.ActivationDef:
+        params = c[5] or ()
+        return s.ActivationDef(str(c[1]), str(c[3]), params, c[8], self.sp(meta))
+
+    def act_ref(self, meta: Any, c: list[Any]) -> s.ActRef:
+        return s.ActRef(str(c[0]), c[2] or (), self.sp(meta))
+
+    def inline_gate(self, meta: Any, c: list[Any]) -> s.InlineGate:
+        return s.InlineGate(str(c[1]), c[4], self.sp(meta))
+
+    def gated_def(self, meta: Any, c: list[Any]) -> s.GatedDef:
+        return s.GatedDef(str(c[1]), c[3], self.sp(meta))
+
+    # -- blocks
+    def row(self, meta: Any, c: list[Any]) -> tuple[Any, ...]:
+        return tuple(x for x in c if not isinstance(x, Token))
+
+    def matrix(self, meta: Any, c: list[Any]) -> s.Matrix:
+        rows = tuple(x for x in c if isinstance(x, tuple))
+        return s.Matrix(rows, self.sp(meta))
+
+    def skip_identity(self, meta: Any, c: list[Any]) -> s.IdentitySkip:
+        return s.IdentitySkip(self.sp(meta))
+
+    def skip_none(self, meta: Any, c: list[Any]) -> s.NoSkip:
+        return s.NoSkip(self.sp(meta))
+
+    def skip_matrix(self, meta: Any, c: list[Any]) -> s.MatrixSkip:
+        return s.MatrixSkip(c[0], self.sp(meta))
+
+    def skip_scaled(self, meta: Any, c: list[Any]) -> s.ScaledSkip:
+        return s.ScaledSkip(c[2], self.sp(meta))
+
+    def skip_hyper(self, meta: Any, c: list[Any]) -> s.HyperSkip:
+        return s.HyperSkip(c[4], c[8], self.sp(meta))
+
+    def _field(self, key: str, meta: Any, value: Any) -> tuple[str, Any, Span | None]:
+        return (key, value, self.sp(meta))
+
+    def field_activation(self, meta: Any, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("activation", meta, c[2])
+
+    def field_dim(self, meta: Any, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("dim", meta, c[2])
+
+    def field_width(self, meta: Any, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("width", meta, c[2])
+
+    def field_skip(self, meta: Any, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("skip", meta, c[2])
+
+    def field_w_up(self, meta: Any, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("W_up", meta, c[2])
+
+    def field_w_down(self, meta: Any, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("W_down", meta, c[2])
+
+    def field_w_gate(self, meta: Any, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("W_gate", meta, c[2])
+
+    def field_weights(self, meta: Any, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("weights", meta, _string(c[2]))
+
+    def field_prefix(self, meta: Any, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("prefix", meta, _string(c[2]))
+
+    def field_up_key(self, meta: Any, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("up", meta, _string(c[2]))
+
+    def field_down_key(self, meta: Any, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("down", meta, _string(c[2]))
+
+    def field_gate_key(self, meta: Any, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("gate", meta, _string(c[2]))
+
+    def field_transpose(self, meta: Any, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("transpose", meta, str(c[2]) == "true")
+
+    def block_def(self, meta: Any, c: list[Any]) -> s.BlockDef:
+        name = str(c[1])
+        fields = [x for x in c[3:] if isinstance(x, tuple)]
+        seen: dict[str, Span | None] = {}
+        for key, _, span in fields:
+            if key in seen:
+                first = seen[key]
+                raise SpecError(
+                    f"field `{key}` appears twice in block `{name}`", span, f"a second `{key}:`",
+                    "each field at most once per block",
+                    f"the first `{key}:` is at line {first.line}" if first else None)
+            seen[key] = span
+        values = {key: value for key, value, _ in fields}
+        spans = tuple((key, span) for key, _, span in fields)
+        weight_keys = ("weights", "prefix", "up", "down", "gate", "transpose")
+        weights = None
+        if any(k in values for k in weight_keys):
+            if "weights" not in values:
+                key = next(k for k in weight_keys if k in values)
+                raise SpecError(
+                    f"`{key}:` without `weights:` in block `{name}`", seen[key], f"`{key}:`",
+                    'a `weights: "FILE"` field that it qualifies',
+                    'add `weights: "model.safetensors"`, or remove the field')
+            weights = s.WeightsDecl(values["weights"], values.get("prefix"), values.get("up"),
+                                    values.get("down"), values.get("gate"),
+                                    bool(values.get("transpose", False)), seen["weights"])
+        return s.BlockDef(name, values.get("activation"), values.get("dim"), values.get("width"),
+                          values.get("skip"), values.get("W_up"), values.get("W_down"),
+                          values.get("W_gate"), weights, self.sp(meta), spans)
+
+    def stack_power(self, meta: Any, c: list[Any]) -> s.StackDef:
+        return s.StackDef(str(c[1]), (str(c[3]),), c[5], (_tspan(self.file, c[3]),), self.sp(meta))
+
+    def stack_list(self, meta: Any, c: list[Any]) -> s.StackDef:
+        names = [t for t in c[4:] if isinstance(t, Token) and t.type == "NAME"]
+        return s.StackDef(str(c[1]), tuple(str(t) for t in names), None,
+                          tuple(_tspan(self.file, t) for t in names), self.sp(meta))
+
+    # -- queries and imports
+    def q_absorb(self, meta: Any, c: list[Any]) -> s.Query:
+        return s.Query("absorb", str(c[1]), None, self.sp(meta))
+
+    def q_classify(self, meta: Any, c: list[Any]) -> s.Query:
+        return s.Query("classify", c[1], None, self.sp(meta))
+
+    def q_series(self, meta: Any, c: list[Any]) -> s.Query:
+        return s.Query("series", c[1], int(str(c[3])), self.sp(meta))
+
+    def q_parity(self, meta: Any, c: list[Any]) -> s.Query:
+        return s.Query("parity", c[1], None, self.sp(meta))
+
+    def q_facts(self, meta: Any, c: list[Any]) -> s.Query:
+        return s.Query("facts", c[1], None, self.sp(meta))
+
+    def import_stmt(self, meta: Any, c: list[Any]) -> s.Import:
+        return s.Import(_string(c[1]), self.sp(meta))
+
+    def start(self, meta: Any, c: list[Any]) -> tuple[Any, ...]:
+        return tuple(c)
+
+
+def _run(text: str, file: str, start: str) -> Any:
+    try:
+        tree = get_parser().parse(text, start=start)
+    except UnexpectedInput as err:
+        raise _syntax_error(err, text, file).with_source(text) from None
+    try:
+        return _ToSyntax(file).transform(tree)
+    except VisitError as err:
+        if isinstance(err.orig_exc, SpecError):
+            raise err.orig_exc.with_source(text) from None
+        raise
+
+
+def parse_text(text: str, file: str = "<string>") -> s.Module:
+    """Parse one file's text (imports are not followed here; see :func:`load_module`)."""
+    return s.Module(file, _run(text, file, "start"), text)
+
+
+def parse_expression(text: str, file: str = "<expression>") -> s.Expr:
+    """Parse a lone expression, as given to ``symabsorb classify`` or ``facts``."""
+    result: s.Expr = _run(text, file, "expr")
+    return result

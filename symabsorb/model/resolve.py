@@ -1,0 +1,663 @@
+"""From typed syntax to mathematics: names, arities, shapes and values, checked.
+
+Expressions become SymPy objects only through :data:`~symabsorb.model.functions.BUILTIN_FUNCTIONS`
+and the node types of :mod:`symabsorb.dsl.syntax`; no text is ever evaluated.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import sympy as sp
+
+from ..dsl import syntax as s
+from ..dsl.errors import Span, SpecError, SpecNameError, SpecShapeError, SpecValueError, did_you_mean
+from ..dsl.formatter import format_act_ref, format_expr, format_statement
+from ..dsl.loader import load_modules
+from ..dsl.parser import parse_expression, parse_text
+from .activation import Activation, AnyActivation, GatedActivation, Parameter
+from .block import D, L_DEPTH, M_WIDTH, Block, ResolvedSpec, Skip, SpecQuery, Stack
+from .catalog import CATALOG, catalog_source
+from .functions import BUILTIN_FUNCTIONS, CONSTANTS, Z
+
+__all__ = ["resolve_modules", "load_spec", "resolve_text", "Scope", "catalog_scope",
+           "activation_from_text", "MAX_SERIES_ORDER", "WEIGHT_EXTENSIONS"]
+
+MAX_SERIES_ORDER = 60
+WEIGHT_EXTENSIONS = (".npy", ".npz", ".safetensors", ".pt", ".pth", ".bin")
+_NOT_FINITE = {"nan", "NaN", "inf", "Inf", "infinity", "oo"}
+
+
+@dataclass
+class _Template:
+    """A declared activation before its parameters are fixed."""
+
+    name: str
+    gated: bool
+    params: tuple[tuple[str, sp.Symbol, sp.Expr | None, sp.Basic | None], ...] = ()
+    body: sp.Expr | None = None  # ungated: σ in Z with parameter symbols
+    gate: Activation | None = None  # gated: the resolved gate
+    source: str = ""
+    span: Span | None = None
+
+    def instantiate(self, values: dict[str, sp.Expr], display: str) -> AnyActivation:
+        if self.gated:
+            assert self.gate is not None
+            return GatedActivation(display, self.gate, self.source, self.span)
+        assert self.body is not None
+        subs: dict[sp.Basic, sp.Basic] = {}
+        free: list[Parameter] = []
+        for name, sym, default, constraint in self.params:
+            if name in values:
+                subs[sym] = values[name]
+            elif default is not None:
+                subs[sym] = default
+            else:
+                free.append(Parameter(sym, constraint))
+        return Activation(display, self.body.xreplace(subs), tuple(free), self.source, self.span)
+
+
+@dataclass
+class Scope:
+    """Declared activations, in declaration order, falling back on a parent (the catalog)."""
+
+    templates: dict[str, _Template] = field(default_factory=dict)
+    parent: Scope | None = None
+    pending: dict[str, Span | None] = field(default_factory=dict)  # declared later in the spec
+
+    def lookup(self, name: str) -> _Template | None:
+        if name in self.templates:
+            return self.templates[name]
+        return self.parent.lookup(name) if self.parent else None
+
+    def names(self) -> list[str]:
+        own = list(self.templates)
+        return own + (self.parent.names() if self.parent else [])
+
+
+class _ExprBuilder:
+    """Builds one SymPy expression from syntax, given what names mean in its context."""
+
+    def __init__(self, scope: Scope, var: str | None, params: dict[str, sp.Symbol],
+                 self_name: str | None = None, symbols: dict[str, sp.Symbol] | None = None) -> None:
+        self.scope = scope
+        self.var = var
+        self.params = params
+        self.self_name = self_name
+        self.symbols = symbols  # free size symbols allowed (for `width: 4*d`), created on demand
+
+    def known_names(self) -> list[str]:
+        names = list(self.params) + list(CONSTANTS) + list(BUILTIN_FUNCTIONS) + self.scope.names()
+        if self.var:
+            names.append(self.var)
+        return names
+
+    def build(self, node: s.Expr) -> sp.Expr:
+        result = self._build(node)
+        if result.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+            raise SpecValueError("the expression is not a finite number", node.span,
+                                 f"`{format_expr(node)}`", "a finite value",
+                                 "look for a division by zero or log(0)")
+        return result
+
+    def _build(self, node: s.Expr) -> sp.Expr:
+        if isinstance(node, s.Number):
+            if abs(node.value.numerator).bit_length() > 4000 or node.value.denominator.bit_length() > 4000:
+                raise SpecValueError(f"the number `{node.text}` is too large", node.span, f"`{node.text}`",
+                                     "a number below 10^1000 in size", "rescale the value")
+            return sp.Rational(node.value.numerator, node.value.denominator)
+        if isinstance(node, s.Name):
+            return self._name(node)
+        if isinstance(node, s.Unary):
+            inner = self._build(node.operand)
+            return -inner if node.op == "-" else inner
+        if isinstance(node, s.Binary):
+            left, right = self._build(node.left), self._build(node.right)
+            if node.op == "+":
+                return left + right
+            if node.op == "-":
+                return left - right
+            if node.op == "*":
+                return left * right
+            if node.op == "/":
+                if right.is_zero:
+                    raise SpecValueError("division by zero", node.right.span, f"`{format_expr(node.right)}`",
+                                         "a nonzero divisor", "check the constants of this expression")
+                return left / right
+            if left.is_zero and right.is_negative:
+                raise SpecValueError("zero raised to a negative power", node.span, f"`{format_expr(node)}`",
+                                     "a finite value", "this is a division by zero")
+            return sp.Pow(left, right)
+        if isinstance(node, s.IfExpr):
+            return sp.Piecewise((self._build(node.then), self._cond(node.cond)),
+                                (self._build(node.orelse), True))
+        if isinstance(node, s.Call):
+            return self._call(node)
+        raise TypeError(node)  # pragma: no cover - the parser builds nothing else
+
+    def _cond(self, node: s.Compare | s.BoolOp) -> sp.Basic:
+        if isinstance(node, s.Compare):
+            ops = {"<": sp.Lt, "<=": sp.Le, ">": sp.Gt, ">=": sp.Ge}
+            return ops[node.op](self._build(node.left), self._build(node.right))
+        left, right = self._cond(node.left), self._cond(node.right)
+        return sp.And(left, right) if node.op == "and" else sp.Or(left, right)
+
+    def _name(self, node: s.Name) -> sp.Expr:
+        name = node.id
+        if name == self.var:
+            return Z
+        if name in self.params:
+            return self.params[name]
+        if name in CONSTANTS:
+            return CONSTANTS[name]
+        if self.symbols is not None and name not in BUILTIN_FUNCTIONS and self.scope.lookup(name) is None:
+            if name not in self.symbols:
+                self.symbols[name] = sp.Symbol(name, integer=True, positive=True)
+            return self.symbols[name]
+        if name in _NOT_FINITE:
+            raise SpecValueError(f"`{name}` is not a finite number", node.span, f"`{name}`",
+                                 "a finite number", "symabsorb works with exact finite values only")
+        if name in BUILTIN_FUNCTIONS or self.scope.lookup(name) is not None:
+            raise SpecNameError(f"`{name}` is a function and needs an argument", node.span, f"`{name}`",
+                                "a value", f"write `{name}({self.var or 'z'})`")
+        if self.var is None:
+            raise SpecNameError(f"unknown name `{name}`", node.span, f"`{name}`",
+                                "a number or a constant (`pi`, `e`)",
+                                did_you_mean(name, list(CONSTANTS)) or "only constant expressions are allowed here")
+        raise SpecNameError(f"unknown name `{name}`", node.span, f"`{name}`",
+                            f"the variable `{self.var}`, a parameter, `pi` or `e`",
+                            did_you_mean(name, self.known_names())
+                            or f"declare it as a parameter: `activation f({self.var}; {name} = 1) = ...`")
+
+    def _call(self, node: s.Call) -> sp.Expr:
+        name = node.func
+        if name == self.self_name and name not in BUILTIN_FUNCTIONS:
+            raise SpecNameError(f"activation `{name}` calls itself", node.span, f"`{name}(...)`",
+                                "calls of built-in functions or earlier activations only",
+                                "activations cannot be recursive")
+        template = self.scope.templates.get(name) if name != self.self_name else None
+        if template is None and name in self.scope.pending and name != self.self_name:
+            where = self.scope.pending[name]
+            raise SpecNameError(f"`{name}` is used before its declaration", node.span, f"`{name}`",
+                                "an activation declared above this line",
+                                f"move the declaration of `{name}`"
+                                + (f" (line {where.line})" if where else "") + " above this one")
+        if template is None and name in BUILTIN_FUNCTIONS:
+            fn = BUILTIN_FUNCTIONS[name]
+            n = len(node.args)
+            if node.kwargs:
+                raise SpecNameError(f"`{name}` takes no named parameters", node.kwargs[0].span,
+                                    f"`{node.kwargs[0].name} = ...`", "positional arguments only")
+            if n < fn.min_args or (fn.max_args is not None and n > fn.max_args):
+                raise SpecValueError(f"`{name}` takes {fn.arity_text()}, got {n}", node.span,
+                                     f"{n} argument{'s' if n != 1 else ''}", fn.arity_text(),
+                                     f"`{name}` is the {fn.doc}")
+            return fn.build(*(self._build(a) for a in node.args))
+        if template is None:
+            template = self.scope.lookup(name)
+        if template is None:
+            raise SpecNameError(f"unknown function `{name}`", node.span, f"`{name}`",
+                                "a built-in function or an activation declared earlier",
+                                did_you_mean(name, list(BUILTIN_FUNCTIONS) + self.scope.names())
+                                or "declare it first: `activation " + name + "(z) = ...`")
+        if template.gated:
+            raise SpecNameError(f"`{name}` is a gated unit, not a function of one variable", node.span,
+                                f"`{name}`", "an ungated activation", "call its gate instead")
+        if len(node.args) != 1:
+            raise SpecValueError(f"activation `{name}` takes 1 argument, got {len(node.args)}", node.span,
+                                 f"{len(node.args)} arguments", "1 argument",
+                                 "parameters are passed after `;`: f(z; alpha = 1/5)")
+        values = _kwarg_values(template, node.kwargs, self)
+        act = template.instantiate(values, name)
+        assert isinstance(act, Activation)
+        return act(self._build(node.args[0]))
+
+
+def _kwarg_values(template: _Template, kwargs: Iterable[s.KwArg], builder: _ExprBuilder) -> dict[str, sp.Expr]:
+    names = [p[0] for p in template.params]
+    values: dict[str, sp.Expr] = {}
+    for kw in kwargs:
+        if kw.name not in names:
+            expected = ("its parameters " + ", ".join(f"`{n}`" for n in names)) if names else "no parameters"
+            raise SpecNameError(f"`{template.name}` has no parameter `{kw.name}`", kw.span, f"`{kw.name}`",
+                                expected, did_you_mean(kw.name, names))
+        if kw.name in values:
+            raise SpecNameError(f"parameter `{kw.name}` given twice", kw.span, f"`{kw.name}`",
+                                "each parameter at most once")
+        values[kw.name] = builder.build(kw.value)
+    return values
+
+
+# ---- declarations ----------------------------------------------------------------------------
+
+_CONSTRAINT_ASSUMPTIONS = {(">", 0): {"positive": True}, (">=", 0): {"nonnegative": True},
+                           ("<", 0): {"negative": True}, ("<=", 0): {"nonpositive": True}}
+
+
+def _declare_activation(d: s.ActivationDef, scope: Scope, source: str) -> _Template:
+    params: list[tuple[str, sp.Symbol, sp.Expr | None, sp.Basic | None]] = []
+    const = _ExprBuilder(scope, None, {})
+    seen: set[str] = set()
+    for p in d.params:
+        if p.name in seen or p.name == d.var:
+            raise SpecNameError(f"parameter `{p.name}` declared twice", p.span, f"`{p.name}`",
+                                "distinct names for the variable and each parameter")
+        seen.add(p.name)
+        if p.name in CONSTANTS or p.name in BUILTIN_FUNCTIONS:
+            raise SpecNameError(f"`{p.name}` is a built-in name and cannot be a parameter", p.span,
+                                f"`{p.name}`", "a new name", "rename the parameter")
+        default = const.build(p.default) if p.default is not None else None
+        constraint = None
+        assumptions: dict[str, bool] = {"real": True}
+        if p.constraint is not None and p.constraint_op is not None:
+            bound = const.build(p.constraint)
+            key = (p.constraint_op, bound)
+            if key in _CONSTRAINT_ASSUMPTIONS and default is None:
+                assumptions.update(_CONSTRAINT_ASSUMPTIONS[key])
+            sym0 = sp.Symbol(p.name, real=True)
+            ops = {"<": sp.Lt, "<=": sp.Le, ">": sp.Gt, ">=": sp.Ge}
+            constraint = ops[p.constraint_op](sym0, bound)
+            if default is not None and ops[p.constraint_op](default, bound) is sp.false:
+                raise SpecValueError(f"the default of `{p.name}` violates its constraint", p.span,
+                                     f"{p.name} = {sp.sstr(default)}",
+                                     f"{p.name} {p.constraint_op} {sp.sstr(bound)}")
+        sym = sp.Symbol(p.name, **assumptions)
+        if constraint is not None:
+            constraint = constraint.xreplace({sp.Symbol(p.name, real=True): sym})
+        params.append((p.name, sym, default, constraint))
+    builder = _ExprBuilder(scope, d.var, {name: sym for name, sym, _, _ in params}, self_name=d.name)
+    body = builder.build(d.body)
+    return _Template(d.name, False, tuple(params), body, None, source, d.span)
+
+
+def _declare_gated(d: s.GatedDef, scope: Scope, source: str) -> _Template:
+    if isinstance(d.gate, s.InlineGate):
+        body = _ExprBuilder(scope, d.gate.var, {}, self_name=d.name).build(d.gate.body)
+        gate = Activation(f"{d.name}.gate", body, (), source, d.gate.span)
+    else:
+        gate_act = _activation_ref(d.gate, scope, want_gated=False)
+        assert isinstance(gate_act, Activation)
+        gate = gate_act
+    return _Template(d.name, True, (), None, gate, source, d.span)
+
+
+def _activation_ref(ref: s.ActRef, scope: Scope, want_gated: bool | None = None) -> AnyActivation:
+    template = scope.templates.get(ref.name)
+    if template is None and ref.name in scope.pending:
+        raise SpecNameError(f"`{ref.name}` is used before its declaration", ref.span, f"`{ref.name}`",
+                            "an activation declared above this line", f"move `{ref.name}` above")
+    template = template or scope.lookup(ref.name)
+    if template is None:
+        if ref.name in BUILTIN_FUNCTIONS and not ref.kwargs:
+            fn = BUILTIN_FUNCTIONS[ref.name]
+            if fn.min_args == 1:
+                return Activation(ref.name, fn.build(Z), (), f"activation {ref.name}(z) = {ref.name}(z)", ref.span)
+        raise SpecNameError(f"unknown activation `{ref.name}`", ref.span, f"`{ref.name}`",
+                            "a built-in activation or one declared earlier",
+                            did_you_mean(ref.name, scope.names()) or "declare it: `activation NAME(z) = ...`")
+    if want_gated is False and template.gated:
+        raise SpecNameError(f"`{ref.name}` is a gated unit and cannot be used as a gate", ref.span,
+                            f"`{ref.name}`", "an ungated activation", "use its gate instead")
+    values = _kwarg_values(template, ref.kwargs, _ExprBuilder(scope, None, {}))
+    return template.instantiate(values, format_act_ref(ref))
+
+
+@functools.cache
+def catalog_scope() -> Scope:
+    """The built-in activations, resolved once through the ordinary machinery."""
+    scope = Scope()
+    module = parse_text(catalog_source(), "<catalog>")
+    for stmt in module.statements:
+        if isinstance(stmt, s.ActivationDef):
+            scope.templates[stmt.name] = _declare_activation(stmt, scope, CATALOG[stmt.name].definition)
+        elif isinstance(stmt, s.GatedDef):
+            scope.templates[stmt.name] = _declare_gated(stmt, scope, CATALOG[stmt.name].definition)
+    for entry in CATALOG.values():
+        for alias in entry.aliases:
+            scope.templates[alias] = scope.templates[entry.name]
+    return scope
+
+
+# ---- blocks -------------------------------------------------------------------------------------
+
+
+def _positive_int(node: s.Expr, what: str, scope: Scope) -> int:
+    value = _ExprBuilder(scope, None, {}).build(node)
+    if not (value.is_Integer and value >= 1):
+        raise SpecValueError(f"{what} must be a positive integer", node.span, f"`{format_expr(node)}`",
+                             "an integer >= 1", None)
+    return int(value)
+
+
+def _matrix(m: s.Matrix, scope: Scope, what: str, rational: bool) -> sp.ImmutableMatrix:
+    builder = _ExprBuilder(scope, None, {})
+    width = len(m.rows[0])
+    rows = []
+    for i, row in enumerate(m.rows):
+        if len(row) != width:
+            raise SpecShapeError(f"row {i + 1} of {what} has {len(row)} entries, row 1 has {width}", m.span,
+                                 f"{len(row)} entries", f"{width} entries, like row 1",
+                                 "every row of a matrix has the same length")
+        values = []
+        for entry in row:
+            v = builder.build(entry)
+            if rational and not v.is_Rational:
+                raise SpecValueError(f"entries of {what} must be exact rational numbers", entry.span,
+                                     f"`{format_expr(entry)}`", "an integer, decimal or p/q",
+                                     "irrational weights cannot be checked exactly")
+            if not rational and not (v.is_real and v.is_finite):
+                raise SpecValueError(f"entries of {what} must be real numbers", entry.span,
+                                     f"`{format_expr(entry)}`", "a finite real constant")
+            values.append(v)
+        rows.append(values)
+    return sp.ImmutableMatrix(rows)
+
+
+def _shape_error(what: str, got: tuple[int, int], want: tuple[object, object], span: Span | None,
+                 hint: str) -> SpecShapeError:
+    return SpecShapeError(f"{what} has shape {got[0]} x {got[1]}", span, f"{got[0]} x {got[1]}",
+                          f"{want[0]} x {want[1]}", hint)
+
+
+def _block(d: s.BlockDef, scope: Scope, spec_dir: Path | None) -> Block:
+    if d.activation is None:
+        raise SpecValueError(f"block `{d.name}` has no activation", d.span, "no `activation:` field",
+                             "an `activation:` field", "add e.g. `activation: gelu`")
+    act = _activation_ref(d.activation, scope)
+    symbols: dict[str, sp.Symbol] = {}
+    # Dimension: an integer, a symbol, or inferred from the weights.
+    dim: int | sp.Expr
+    if d.dim is None:
+        dim = d.w_up.shape[1] if d.w_up is not None else D
+    elif isinstance(d.dim, s.Name) and d.dim.id not in CONSTANTS:
+        dim = sp.Symbol(d.dim.id, integer=True, positive=True)
+        symbols[d.dim.id] = dim
+    else:
+        dim = _positive_int(d.dim, "`dim`", scope)
+    width: int | sp.Expr
+    if d.width is None:
+        width = d.w_up.shape[0] if d.w_up is not None else M_WIDTH
+    else:
+        wexpr = _ExprBuilder(scope, None, {}, symbols=symbols).build(d.width)
+        if wexpr.free_symbols:
+            if wexpr.is_positive is not True:
+                raise SpecValueError("`width` must be positive for every size", d.width.span,
+                                     f"`{format_expr(d.width)}`", "an expression such as `4*d`",
+                                     "a block needs at least one hidden unit for every dimension")
+            width = wexpr
+        else:
+            if not (wexpr.is_Integer and wexpr >= 1):
+                raise SpecValueError("`width` must be a positive integer", d.width.span,
+                                     f"`{format_expr(d.width)}`", "an integer >= 1",
+                                     "a block needs at least one hidden unit")
+            width = int(wexpr)
+    skip = _skip(d.skip, d, dim, scope)
+    stream = dim * skip.n if skip.kind == "hyper" and skip.n else dim
+    w_up = _matrix(d.w_up, scope, "`W_up`", True) if d.w_up is not None else None
+    w_down = _matrix(d.w_down, scope, "`W_down`", True) if d.w_down is not None else None
+    w_gate = _matrix(d.w_gate, scope, "`W_gate`", True) if d.w_gate is not None else None
+    gated = isinstance(act, GatedActivation)
+    if (w_up is None) != (w_down is None):
+        missing = "W_down" if w_down is None else "W_up"
+        raise SpecValueError(f"block `{d.name}` gives one weight matrix without `{missing}`", d.span,
+                             f"no `{missing}:`", "both `W_up:` and `W_down:`", f"add `{missing}:`")
+    if w_gate is not None and not gated:
+        raise SpecValueError(f"`W_gate` given for the ungated activation `{act.name}`", d.span_of("W_gate"),
+                             "`W_gate:`", "a gated activation (e.g. swiglu) when `W_gate` is given",
+                             "remove `W_gate:`, or use a gated unit")
+    if gated and w_up is not None and w_gate is None:
+        raise SpecValueError(f"gated block `{d.name}` needs `W_gate`", d.span, "no `W_gate:`",
+                             "`W_gate:` beside `W_up:` and `W_down:`", "add `W_gate:` (same shape as W_up)")
+    if w_up is not None and w_down is not None:
+        if not isinstance(stream, int) or not isinstance(width, int):
+            raise SpecValueError("inline weights need a numeric `dim:` and `width:`", d.span_of("W_up"),
+                                 f"dim {dim}, width {width}", "integers",
+                                 "remove `dim:`/`width:` to infer them from W_up")
+        if w_up.shape != (width, stream):
+            raise _shape_error("`W_up`", w_up.shape, (width, stream), d.span_of("W_up"),
+                               "W_up is width x dim: one row per hidden unit")
+        if w_down.shape != (stream, width):
+            raise _shape_error("`W_down`", w_down.shape, (stream, width), d.span_of("W_down"),
+                               "W_down is dim x width: one column per hidden unit")
+        if w_gate is not None and w_gate.shape != w_up.shape:
+            raise _shape_error("`W_gate`", w_gate.shape, w_up.shape, d.span_of("W_gate"),
+                               "W_gate has the shape of W_up")
+    if d.weights is not None:
+        _check_weights_decl(d.weights, spec_dir)
+        if w_up is not None:
+            raise SpecValueError(f"block `{d.name}` has both inline weights and a weights file",
+                                 d.weights.span, '`weights: "..."`', "one source of weights",
+                                 "remove either `weights:` or `W_up:`/`W_down:`")
+    return Block(d.name, act, dim, width, skip, w_up, w_down, w_gate, d.weights, d.span)
+
+
+def _check_weights_decl(w: s.WeightsDecl, spec_dir: Path | None) -> None:
+    suffix = Path(w.file).suffix.lower()
+    if suffix not in WEIGHT_EXTENSIONS:
+        raise SpecValueError(f"unsupported weights file `{w.file}`", w.span, f"`{suffix or 'no extension'}`",
+                             "one of " + ", ".join(WEIGHT_EXTENSIONS),
+                             "convert the weights to .safetensors or .npz")
+    if spec_dir is not None and not (spec_dir / w.file).is_file():
+        raise SpecValueError(f"weights file `{w.file}` not found", w.span, f"`{spec_dir / w.file}`",
+                             "an existing file", "paths are relative to the spec file")
+
+
+def _skip(node: s.Skip | None, d: s.BlockDef, dim: int | sp.Expr, scope: Scope) -> Skip:
+    if node is None or isinstance(node, s.IdentitySkip):
+        return Skip("identity", span=node.span if node else None)
+    if isinstance(node, s.NoSkip):
+        return Skip("none", span=node.span)
+    if isinstance(node, s.ScaledSkip):
+        factor = _ExprBuilder(scope, None, {}).build(node.factor)
+        if not (factor.is_real and factor.is_finite):
+            raise SpecValueError("the skip scale must be a real number", node.factor.span,
+                                 f"`{format_expr(node.factor)}`", "a finite real constant")
+        return Skip("scaled", factor=factor, span=node.span)
+    if isinstance(node, s.MatrixSkip):
+        mat = _matrix(node.matrix, scope, "the skip matrix", False)
+        if mat.rows != mat.cols:
+            raise _shape_error("the skip matrix", mat.shape, ("dim", "dim"), node.span,
+                               "a skip maps R^dim to itself: it is square")
+        if isinstance(dim, int) and mat.rows != dim:
+            raise _shape_error("the skip matrix", mat.shape, (dim, dim), node.span,
+                               f"the block's dim is {dim}")
+        if not isinstance(dim, int):
+            raise SpecValueError("a matrix skip needs a numeric `dim:`", node.span, f"dim `{dim}`",
+                                 f"`dim: {mat.rows}`", f"add `dim: {mat.rows}` to block `{d.name}`")
+        return Skip("matrix", matrix=mat, span=node.span)
+    n = _positive_int(node.n, "the number of streams `n`", scope)
+    mix = _matrix(node.mix, scope, "the mixing matrix", False)
+    if mix.shape != (n, n):
+        raise _shape_error("the mixing matrix", mix.shape, (n, n), node.mix.span,
+                           f"hyper(n: {n}, ...) mixes {n} streams with an {n} x {n} matrix")
+    return Skip("hyper", matrix=mix, n=n, span=node.span)
+
+
+# ---- the whole spec ----------------------------------------------------------------------------------
+
+
+def resolve_modules(modules: tuple[s.Module, ...], path: str = "<string>") -> ResolvedSpec:
+    """Resolve parsed files (dependency order) into a :class:`ResolvedSpec`."""
+    try:
+        return _resolve(modules, path)
+    except SpecError as err:
+        if err.source_line is None and err.span is not None:
+            for module in modules:
+                if module.file == err.span.file:
+                    err.with_source(module.text)
+        raise
+
+
+def _resolve(modules: tuple[s.Module, ...], path: str) -> ResolvedSpec:
+    scope = Scope(parent=catalog_scope())
+    declared: dict[str, tuple[str, Span | None]] = {}
+    for module in modules:
+        for stmt in module.statements:
+            if isinstance(stmt, (s.ActivationDef, s.GatedDef, s.BlockDef, s.StackDef)):
+                kind = {s.ActivationDef: "activation", s.GatedDef: "gated unit", s.BlockDef: "block",
+                        s.StackDef: "stack"}[type(stmt)]
+                if stmt.name in declared:
+                    first_kind, first = declared[stmt.name]
+                    raise SpecNameError(f"`{stmt.name}` is declared twice", stmt.span, f"a second `{stmt.name}`",
+                                        "a new name",
+                                        f"the first declaration ({first_kind}) is at {first}" if first else None)
+                declared[stmt.name] = (kind, stmt.span)
+                if kind in ("activation", "gated unit"):
+                    scope.pending[stmt.name] = stmt.span
+    activations: list[AnyActivation] = []
+    blocks: dict[str, Block] = {}
+    stacks: dict[str, Stack] = {}
+    queries: list[SpecQuery] = []
+    imports: list[str] = []
+    for module in modules:
+        spec_dir = Path(module.file).parent if module.file not in ("<string>", "<stdin>") else None
+        for stmt in module.statements:
+            if isinstance(stmt, s.Import):
+                imports.append(stmt.path)
+            elif isinstance(stmt, s.ActivationDef):
+                scope.pending.pop(stmt.name, None)
+                template = _declare_activation(stmt, scope, format_statement(stmt))
+                scope.templates[stmt.name] = template
+                activations.append(template.instantiate({}, stmt.name))
+            elif isinstance(stmt, s.GatedDef):
+                scope.pending.pop(stmt.name, None)
+                template = _declare_gated(stmt, scope, format_statement(stmt))
+                scope.templates[stmt.name] = template
+                activations.append(template.instantiate({}, stmt.name))
+            elif isinstance(stmt, s.BlockDef):
+                blocks[stmt.name] = _block(stmt, scope, spec_dir)
+            elif isinstance(stmt, s.StackDef):
+                stacks[stmt.name] = _stack(stmt, blocks, stacks, declared, scope)
+            elif isinstance(stmt, s.Query):
+                queries.append(_query(stmt, scope, blocks, stacks, declared))
+    return ResolvedSpec(path, tuple(activations), tuple(blocks.values()), tuple(stacks.values()),
+                        tuple(queries), tuple(imports))
+
+
+def _stack(d: s.StackDef, blocks: dict[str, Block], stacks: dict[str, Stack],
+           declared: dict[str, tuple[str, Span | None]], scope: Scope) -> Stack:
+    members = []
+    for name, span in zip(d.blocks, d.block_spans or (d.span,) * len(d.blocks), strict=False):
+        if name in blocks:
+            members.append(blocks[name])
+            continue
+        if name in stacks:
+            raise SpecNameError(f"`{name}` is a stack; stacks are built from blocks", span, f"stack `{name}`",
+                                "a block name", "list the blocks of that stack instead")
+        if name in declared and declared[name][0] == "block":
+            raise SpecNameError(f"block `{name}` is used before its declaration", span, f"`{name}`",
+                                "a block declared above", f"move block `{name}` above this stack")
+        raise SpecNameError(f"unknown block `{name}`", span, f"`{name}`", "a block declared above",
+                            did_you_mean(name, list(blocks)))
+    dims = {str(b.stream_dim) for b in members}
+    if len(dims) > 1:
+        raise SpecShapeError(f"the blocks of stack `{d.name}` have different dimensions", d.span,
+                             ", ".join(sorted(dims)), "one dimension shared by every block",
+                             "a stack composes blocks R^d -> R^d")
+    repeat: int | sp.Expr = 1
+    if d.depth is not None:
+        if isinstance(d.depth, s.Name) and d.depth.id not in CONSTANTS:
+            repeat = L_DEPTH if d.depth.id == "L" else sp.Symbol(d.depth.id, integer=True, positive=True)
+        else:
+            repeat = _positive_int(d.depth, "the depth of a stack", scope)
+    return Stack(d.name, tuple(members), repeat, d.span)
+
+
+def _query(q: s.Query, scope: Scope, blocks: dict[str, Block], stacks: dict[str, Stack],
+           declared: dict[str, tuple[str, Span | None]]) -> SpecQuery:
+    text = format_statement(q)
+    if q.kind == "absorb":
+        assert isinstance(q.target, str)
+        name = q.target
+        target: Block | Stack | AnyActivation
+        if name in blocks:
+            target = blocks[name]
+        elif name in stacks:
+            target = stacks[name]
+        elif name in declared and declared[name][0] in ("block", "stack"):
+            raise SpecNameError(f"`{name}` is used before its declaration", q.span, f"`{name}`",
+                                "a block or stack declared above", f"move `{name}` above this query")
+        elif scope.lookup(name) is not None:
+            raise SpecNameError(f"`{name}` is an activation, not a block", q.span, f"`{name}`",
+                                "a block or stack", f"use `classify {name}`, or declare a block using it")
+        else:
+            raise SpecNameError(f"unknown block or stack `{name}`", q.span, f"`{name}`",
+                                "a block or stack declared above",
+                                did_you_mean(name, list(blocks) + list(stacks)))
+        return SpecQuery("absorb", target, None, text, q.span)
+    assert isinstance(q.target, s.ActRef)
+    if q.target.name in blocks or q.target.name in stacks:
+        raise SpecNameError(f"`{q.target.name}` is a block; `{q.kind}` asks about an activation", q.target.span,
+                            f"block `{q.target.name}`", "an activation", f"use `absorb {q.target.name}`")
+    act = _activation_ref(q.target, scope)
+    if q.kind == "series" and q.order is not None and q.order > MAX_SERIES_ORDER:
+        raise SpecValueError(f"series order {q.order} is too high", q.span, str(q.order),
+                             f"an order from 0 to {MAX_SERIES_ORDER}")
+    if q.kind in ("series", "parity") and isinstance(act, GatedActivation):
+        act = act.gate
+    return SpecQuery(q.kind, act, q.order, text, q.span)
+
+
+def load_spec(path: str | Path) -> ResolvedSpec:
+    """Read, parse and resolve a spec file and its imports."""
+    return resolve_modules(load_modules(path), str(path))
+
+
+def resolve_text(text: str, file: str = "<string>") -> ResolvedSpec:
+    """Parse and resolve spec text given directly (imports relative to the working directory)."""
+    return resolve_modules(load_modules(file, text), file)
+
+
+def activation_from_text(text: str, gated: bool = False) -> AnyActivation:
+    """An activation from an expression (``symabsorb classify EXPR``).
+
+    A bare name (``gelu``, ``swiglu``) refers to a built-in activation; otherwise the expression's
+    variable is ``z``, or its only free name. With ``gated``, the expression is the gate ``g``.
+    """
+    node = parse_expression(text)
+    scope = catalog_scope()
+    try:
+        if isinstance(node, s.Name) and scope.lookup(node.id) is not None:
+            act = _activation_ref(s.ActRef(node.id, (), node.span), scope)
+        else:
+            var = _guess_variable(node, scope)
+            body = _ExprBuilder(scope, var, {}).build(node)
+            act = Activation(text.strip(), body, (), f"activation f({var}) = {format_expr(node)}", node.span)
+    except SpecError as err:
+        raise err.with_source(text) from None
+    if gated:
+        if isinstance(act, GatedActivation):
+            return act
+        return GatedActivation(f"gated({act.name})", act, act.source, act.span)
+    return act
+
+
+def _guess_variable(node: s.Expr, scope: Scope) -> str:
+    names: set[str] = set()
+
+    def walk(n: object) -> None:
+        if isinstance(n, s.Name):
+            if n.id not in CONSTANTS and n.id not in BUILTIN_FUNCTIONS and scope.lookup(n.id) is None:
+                names.add(n.id)
+        elif isinstance(n, s.Call):
+            for a in n.args:
+                walk(a)
+            for kw in n.kwargs:
+                walk(kw.value)
+        elif isinstance(n, (s.Unary,)):
+            walk(n.operand)
+        elif isinstance(n, (s.Binary, s.Compare, s.BoolOp)):
+            walk(n.left)
+            walk(n.right)
+        elif isinstance(n, s.IfExpr):
+            walk(n.cond)
+            walk(n.then)
+            walk(n.orelse)
+
+    walk(node)
+    if len(names) == 1:
+        return names.pop()
+    return "z" if not names or "z" in names else sorted(names)[0]

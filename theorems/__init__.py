@@ -1,0 +1,1 @@
+"""The result library, shipped as package data: one TOML file per result."""
