@@ -1,0 +1,140 @@
+"""All facts about one activation, each under a time budget, cached by canonical expression."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+import sympy as sp
+
+from ..model.activation import Activation, AnyActivation, GatedActivation
+from ..model.functions import Z
+from .at_zero import AtZeroFact, at_zero_fact
+from .budget import DEFAULT_BUDGET, Timeout, time_budget
+from .facts import Evidence, Stage, Step, proved, refuted, unknown
+from .gate import GateFact, gate_fact
+from .growth import GrowthFact, growth_fact
+from .homogeneity import HomogeneityFact, homogeneity_fact
+from .identity import find_nonzero_point, is_free_of_z, prove_zero, simplified
+from .parity import ParityFact, parity_fact
+from .piecewise import piecewise_form
+from .polynomial import PolynomialFact, polynomial_fact
+from .series import SeriesFact, series_fact
+
+__all__ = ["ActivationFacts", "analyze", "analyze_expr", "identical", "linear_constant", "DEFAULT_ORDER"]
+
+DEFAULT_ORDER = 8
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class ActivationFacts:
+    """Every fact about σ (for a gated unit: about its gate g, plus the gate facts)."""
+
+    name: str
+    expr: sp.Expr
+    gated: bool
+    parity: ParityFact
+    at_zero: AtZeroFact
+    series: SeriesFact
+    homogeneity: HomogeneityFact
+    growth: GrowthFact
+    polynomial: PolynomialFact
+    gate: GateFact | None
+
+
+def _timed(compute: Callable[[], T], fallback: Callable[[str], T], budget: float | None) -> T:
+    try:
+        with time_budget(budget):
+            return compute()
+    except Timeout:
+        return fallback(f"timeout: not decided within {budget:g} s")
+    except (NotImplementedError, ValueError, TypeError, ZeroDivisionError, RecursionError) as err:
+        return fallback(f"SymPy could not decide it ({type(err).__name__})")
+
+
+def _parity_fallback(reason: str) -> ParityFact:
+    return ParityFact(unknown(reason), None, None, None, None, unknown(reason))
+
+
+def _at_zero_fallback(reason: str) -> AtZeroFact:
+    return AtZeroFact(unknown(reason), None, None, None, None, None, None)
+
+
+@functools.lru_cache(maxsize=256)
+def analyze_expr(expr: sp.Expr, gated: bool = False, order: int = DEFAULT_ORDER,
+                 budget: float | None = DEFAULT_BUDGET) -> tuple[ParityFact, AtZeroFact, SeriesFact, HomogeneityFact,
+                                                                 GrowthFact, PolynomialFact, GateFact | None]:
+    """The facts of an expression in :data:`~symabsorb.model.functions.Z` (cached)."""
+    if expr.free_symbols - {Z}:
+        reason = "σ has free parameters (" + ", ".join(sorted(map(str, expr.free_symbols - {Z}))) + \
+            "): parametric analysis is not supported yet; give them values"
+        return (_parity_fallback(reason), _at_zero_fallback(reason),
+                SeriesFact(unknown(reason), None, (), order), HomogeneityFact(unknown(reason), None),
+                GrowthFact(unknown(reason), None, None, None, False), PolynomialFact(unknown(reason), None, None),
+                GateFact(unknown(reason), None, None, None) if gated else None)
+    parity = _timed(lambda: parity_fact(expr), _parity_fallback, budget)
+    at0 = _timed(lambda: at_zero_fact(expr), _at_zero_fallback, budget)
+    series = _timed(lambda: series_fact(expr, order), lambda r: SeriesFact(unknown(r), None, (), order), budget)
+    homog = _timed(lambda: homogeneity_fact(expr), lambda r: HomogeneityFact(unknown(r), None), budget)
+    growth = _timed(lambda: growth_fact(expr), lambda r: GrowthFact(unknown(r), None, None, None, False), budget)
+    poly = _timed(lambda: polynomial_fact(expr), lambda r: PolynomialFact(unknown(r), None, None), budget)
+    gate = (_timed(lambda: gate_fact(expr), lambda r: GateFact(unknown(r), None, None, None), budget)
+            if gated else None)
+    return parity, at0, series, homog, growth, poly, gate
+
+
+def analyze(act: AnyActivation, order: int = DEFAULT_ORDER, budget: float | None = DEFAULT_BUDGET) -> ActivationFacts:
+    """Every fact about ``act``; for a gated unit the facts are about its gate."""
+    gated = isinstance(act, GatedActivation)
+    expr = act.gate.expr if isinstance(act, GatedActivation) else act.expr
+    parts = analyze_expr(expr, gated, order, budget)
+    return ActivationFacts(act.name, expr, gated, *parts)
+
+
+@functools.lru_cache(maxsize=512)
+def linear_constant(expr: sp.Expr) -> tuple[Evidence, sp.Expr | None]:
+    """Whether ``σ(z) = c·z`` exactly (with ``c``)."""
+    form = piecewise_form(expr)
+    if form is not None and form.is_single:
+        c = simplified(expr / Z)
+        if is_free_of_z(c):
+            return proved(Stage.SYMBOLIC, Step("σ(z)/z simplifies to a constant", sp.Eq(sp.Symbol("c"), c,
+                                                                                     evaluate=False))), c
+    w = find_nonzero_point(sp.diff(expr, Z, 2)) if form is not None and form.is_single else None
+    if w is not None:
+        return refuted(Stage.NUMERIC_REFUTATION, Step(f"σ''({w[0]}) ≠ 0, so σ is not linear")), None
+    from .identity import find_nonconstant_points
+
+    pts = find_nonconstant_points(expr / Z)
+    if pts is not None:
+        return refuted(Stage.NUMERIC_REFUTATION, Step(f"σ(z)/z differs at z = {pts[0]} and z = {pts[1]}, so σ is not "
+                                                      "c·z")), None
+    return unknown("σ(z)/z did not simplify to a constant"), None
+
+
+@functools.lru_cache(maxsize=512)
+def identical(expr: sp.Expr, reference: sp.Expr, label: str) -> Evidence:
+    """Whether ``expr`` and ``reference`` are the same function of real ``z``."""
+    if expr == reference:
+        return proved(Stage.STRUCTURAL, Step(f"σ is literally {label}", reference))
+    diff = expr - reference
+    form = piecewise_form(diff)
+    if form is not None:
+        if all(prove_zero(p.expr) for p in form.pieces) and all(
+                prove_zero(diff.xreplace({Z: b})) for b in form.breakpoints):
+            return proved(Stage.SYMBOLIC, Step(f"σ − {label} simplifies to 0 on every piece and at every breakpoint",
+                                               sp.S.Zero))
+    w = find_nonzero_point(diff)
+    if w is not None:
+        return refuted(Stage.NUMERIC_REFUTATION, Step(f"σ differs from {label} at z = {w[0]}"))
+    return unknown(f"σ − {label} did not simplify to 0")
+
+
+def activation_expr(act: AnyActivation) -> sp.Expr:
+    return act.gate.expr if isinstance(act, GatedActivation) else act.expr
+
+
+_ = Activation  # re-exported type for annotations elsewhere

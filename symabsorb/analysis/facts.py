@@ -1,0 +1,66 @@
+"""Facts as data: a three-valued status, the stage that decided it, and its derivation steps."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+import sympy as sp
+
+__all__ = ["Status", "Stage", "Step", "Evidence", "proved", "refuted", "unknown"]
+
+
+class Status(StrEnum):
+    PROVED = "proved"
+    REFUTED = "refuted"
+    UNKNOWN = "unknown"
+
+
+class Stage(StrEnum):
+    """How a fact was decided, in rising order of cost (numeric evaluation may only refute)."""
+
+    STRUCTURAL = "structural"
+    SYMBOLIC = "symbolic"
+    SERIES = "series"
+    NUMERIC_REFUTATION = "numeric-refutation"
+    UNDECIDED = "undecided"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One line of a derivation: a claim (a SymPy expression or equation) and why it holds."""
+
+    text: str
+    claim: sp.Basic | None = None
+    data: tuple[tuple[str, Any], ...] = field(default=(), compare=False)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The status of one claim and how it is known."""
+
+    status: Status
+    decided_by: Stage
+    steps: tuple[Step, ...] = ()
+    reason: str = ""
+
+    @property
+    def proved(self) -> bool:
+        return self.status is Status.PROVED
+
+    @property
+    def refuted(self) -> bool:
+        return self.status is Status.REFUTED
+
+
+def proved(stage: Stage, *steps: Step, reason: str = "") -> Evidence:
+    return Evidence(Status.PROVED, stage, tuple(steps), reason)
+
+
+def refuted(stage: Stage, *steps: Step, reason: str = "") -> Evidence:
+    return Evidence(Status.REFUTED, stage, tuple(steps), reason)
+
+
+def unknown(reason: str, *steps: Step) -> Evidence:
+    return Evidence(Status.UNKNOWN, Stage.UNDECIDED, tuple(steps), reason)

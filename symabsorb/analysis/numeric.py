@@ -1,0 +1,141 @@
+"""High-precision evaluation of activations with mpmath.
+
+Numbers may *refute* a claim (a value far from zero at 60 digits is not zero), never prove
+one. This module walks the SymPy tree itself: no code generation, no ``lambdify``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+import sympy as sp
+
+from ..model.functions import Z
+
+__all__ = ["NotNumeric", "evaluate", "evaluator", "REFUTE_DIGITS", "is_clearly_nonzero", "sample_points"]
+
+#: Working precision of refutations, and the smallest magnitude we call "clearly nonzero".
+REFUTE_DIGITS = 60
+_NONZERO = mpmath.mpf(10) ** -25
+
+
+class NotNumeric(Exception):  # noqa: N818
+    """The expression has a free parameter or a node we do not evaluate."""
+
+
+_UNARY: dict[type, Callable[[Any], Any]] = {
+    sp.exp: mpmath.exp, sp.log: mpmath.log, sp.erf: mpmath.erf, sp.erfc: mpmath.erfc,
+    sp.tanh: mpmath.tanh, sp.sinh: mpmath.sinh, sp.cosh: mpmath.cosh, sp.sin: mpmath.sin,
+    sp.cos: mpmath.cos, sp.atan: mpmath.atan, sp.Abs: abs,
+}
+
+
+def _sign(x: Any) -> Any:
+    return mpmath.mpf(1) if x > 0 else (mpmath.mpf(-1) if x < 0 else mpmath.mpf(0))
+
+
+def _ev(e: sp.Basic, x: Any) -> Any:
+    if e is Z:
+        return x
+    if e.is_Number:
+        if e.is_Rational:
+            return mpmath.mpf(int(e.p)) / int(e.q)  # type: ignore[attr-defined]
+        return mpmath.mpf(sp.Float(e, mpmath.mp.dps + 5)._mpf_)
+    if e is sp.pi:
+        return +mpmath.pi
+    if e is sp.E:
+        return mpmath.e + 0
+    if isinstance(e, sp.Add):
+        return mpmath.fsum(_ev(a, x) for a in e.args)
+    if isinstance(e, sp.Mul):
+        out = mpmath.mpf(1)
+        for a in e.args:
+            out *= _ev(a, x)
+        return out
+    if isinstance(e, sp.Pow):
+        base, exp = e.args
+        b = _ev(base, x)
+        if exp.is_Integer:
+            return b ** int(exp)
+        if exp == sp.S.Half:
+            return mpmath.sqrt(b)
+        return b ** _ev(exp, x)
+    f = type(e)
+    if f in _UNARY:
+        return _UNARY[f](_ev(e.args[0], x))
+    if isinstance(e, sp.sign):
+        return _sign(_ev(e.args[0], x))
+    if isinstance(e, sp.Heaviside):
+        v = _ev(e.args[0], x)
+        return mpmath.mpf(1) if v > 0 else (mpmath.mpf(0) if v < 0 else mpmath.mpf(1) / 2)
+    if isinstance(e, sp.Max):
+        return max(_ev(a, x) for a in e.args)
+    if isinstance(e, sp.Min):
+        return min(_ev(a, x) for a in e.args)
+    if isinstance(e, sp.Piecewise):
+        for branch, cond in e.args:
+            if _truth(cond, x):
+                return _ev(branch, x)
+        raise NotNumeric("no branch of a Piecewise applies")
+    raise NotNumeric(f"cannot evaluate {type(e).__name__}")
+
+
+def _truth(c: sp.Basic, x: Any) -> bool:
+    if c is sp.true:
+        return True
+    if c is sp.false:
+        return False
+    if isinstance(c, sp.And):
+        return all(_truth(a, x) for a in c.args)
+    if isinstance(c, sp.Or):
+        return any(_truth(a, x) for a in c.args)
+    if isinstance(c, sp.Not):
+        return not _truth(c.args[0], x)
+    if isinstance(c, sp.core.relational.Relational):
+        lhs, rhs = _ev(c.lhs, x), _ev(c.rhs, x)
+        return bool({"<": lhs < rhs, "<=": lhs <= rhs, ">": lhs > rhs, ">=": lhs >= rhs,
+                     "==": lhs == rhs, "!=": lhs != rhs}[c.rel_op])
+    raise NotNumeric(f"cannot evaluate condition {type(c).__name__}")
+
+
+def evaluate(expr: sp.Basic, x: Fraction | int | float | Any, digits: int = REFUTE_DIGITS) -> Any:
+    """``expr`` at ``z = x`` as an mpmath number with ``digits`` significant digits."""
+    with mpmath.workdps(digits):
+        if isinstance(x, Fraction):
+            xv = mpmath.mpf(x.numerator) / x.denominator
+        else:
+            xv = mpmath.mpf(x)
+        if expr.free_symbols - {Z}:
+            raise NotNumeric("free parameters: " + ", ".join(sorted(str(s) for s in expr.free_symbols - {Z})))
+        try:
+            value = _ev(expr, xv)
+        except (ZeroDivisionError, ValueError, OverflowError) as err:
+            raise NotNumeric(str(err)) from None
+        if isinstance(value, mpmath.mpc):
+            if abs(value.imag) > _NONZERO:
+                raise NotNumeric("complex value")
+            value = value.real
+        return +value
+
+
+def evaluator(expr: sp.Basic, digits: int = 30) -> Callable[[float], float]:
+    """A float function evaluating ``expr`` at ``digits`` digits (for plots and cross-checks)."""
+
+    def f(x: float) -> float:
+        return float(evaluate(expr, x, digits))
+
+    return f
+
+
+def is_clearly_nonzero(value: Any) -> bool:
+    """True when an mpmath value at :data:`REFUTE_DIGITS` digits is far from zero."""
+    return bool(abs(value) > _NONZERO)
+
+
+def sample_points() -> Sequence[Fraction]:
+    """Rational points for refutations: away from 0, of both signs, irregularly spaced."""
+    base = [Fraction(7, 5), Fraction(13, 4), Fraction(2, 7), Fraction(9, 1), Fraction(31, 10), Fraction(5, 3)]
+    return base + [-p for p in base]

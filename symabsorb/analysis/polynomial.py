@@ -1,0 +1,79 @@
+"""Is σ a polynomial? Ridge-function uniqueness (cited by Thms. 8/10) needs "not a polynomial".
+
+Proofs that σ is *not* a polynomial: (a) two adjacent pieces that are real-analytic on all of R
+and differ (a polynomial is one analytic function); (b) a growth bound ``|σ(z)| ≤ C|z|^k`` at both
+ends forces a polynomial to have degree ≤ k, while a nonzero Taylor coefficient of a higher order
+exists.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import sympy as sp
+
+from ..model.functions import Z
+from .facts import Evidence, Stage, Step, proved, refuted, unknown
+from .growth import growth_fact
+from .identity import exact_sign, find_nonzero_point, simplified
+from .piecewise import piecewise_form
+from .series import series_fact
+from .structure import analytic_on_reals
+
+__all__ = ["PolynomialFact", "polynomial_fact"]
+
+
+@dataclass(frozen=True)
+class PolynomialFact:
+    evidence: Evidence  # of "σ is a polynomial"
+    value: bool | None
+    degree: int | None
+
+
+@functools.lru_cache(maxsize=512)
+def polynomial_fact(expr: sp.Expr) -> PolynomialFact:
+    form = piecewise_form(expr)
+    if form is None:
+        return PolynomialFact(unknown("the case splits of σ could not be decided exactly"), None, None)
+    if form.is_single:
+        e = simplified(form.pieces[0].expr)
+        if e.is_polynomial(Z):
+            deg = sp.Poly(e, Z).degree() if e != 0 else 0
+            return PolynomialFact(proved(Stage.STRUCTURAL, Step("σ simplifies to a polynomial", sp.expand(e))),
+                                  True, int(deg))
+    else:
+        for a, b in zip(form.pieces, form.pieces[1:], strict=False):
+            if analytic_on_reals(a.expr) and analytic_on_reals(b.expr):
+                w = find_nonzero_point(a.expr - b.expr)
+                if w is not None:
+                    return PolynomialFact(refuted(Stage.NUMERIC_REFUTATION, Step(
+                        f"the pieces {sp.sstr(a.expr)} and {sp.sstr(b.expr)} meeting at {a.hi} are analytic on R and "
+                        f"differ (at z = {w[0]}); a polynomial is a single analytic function")), False, None)
+    growth = growth_fact(expr)
+    if growth.growth_class in ("bounded", "sublinear", "linear"):
+        # A polynomial with |p(z)| <= C|z| at both ends has degree <= 1 (<= 0 when o(|z|)), so its
+        # second (first) finite differences vanish; a point where they do not refutes.
+        bound = 1 if growth.growth_class == "linear" else 0
+        h = sp.Rational(1, 2)
+        diff = (expr.xreplace({Z: Z + h}) - 2 * expr + expr.xreplace({Z: Z - h})) if bound == 1 else \
+            (expr.xreplace({Z: Z + h}) - expr)
+        w = find_nonzero_point(diff)
+        if w is not None:
+            what = "second" if bound == 1 else "first"
+            return PolynomialFact(refuted(Stage.NUMERIC_REFUTATION,
+                                          Step(f"σ is {growth.growth_class} at ±∞, so a polynomial σ would have degree "
+                                               f"≤ {bound}"),
+                                          Step(f"but its {what} difference with step 1/2 is nonzero at z = {w[0]}")),
+                                  False, None)
+    series = series_fact(expr, 8)
+    if growth.growth_class in ("bounded", "sublinear", "linear") and series.analytic_at_0:
+        bound = 0 if growth.growth_class == "bounded" else 1
+        for k, c in enumerate(series.coefficients):
+            if k > bound and exact_sign(c) not in (0, None):
+                return PolynomialFact(refuted(Stage.SERIES,
+                                              Step(f"σ grows at most like |z|^{bound}, so a polynomial σ would have "
+                                                   f"degree ≤ {bound}"),
+                                              Step(f"but the z^{k} Taylor coefficient at 0 is nonzero", c)),
+                                      False, None)
+    return PolynomialFact(unknown("neither a polynomial form nor a growth/Taylor contradiction was found"), None, None)
