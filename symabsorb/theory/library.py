@@ -1,0 +1,207 @@
+"""The result library: ``theorems/*.toml`` loaded, validated, and arranged as a graph.
+
+Each file holds one result (a paper result or a library lemma). At load, duplicate ids,
+unknown hypothesis names, dangling ``uses`` and cycles are errors naming the file and line.
+"""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+from ..dsl.errors import Span, SpecError
+
+__all__ = ["Hypothesis", "Conclusion", "Result", "Library", "LibraryError", "load_library", "default_library",
+           "KINDS", "SOURCES", "VERDICTS"]
+
+KINDS = ("theorem", "lemma", "proposition", "corollary", "definition", "open-problem")
+SOURCES = ("paper", "library")
+VERDICTS = ("impossible", "conditional", "absorbable", "not-absorbable", "open", "reduction", "support")
+ROLES = ("decide", "reduction", "support")
+TARGETS = ("block", "stack", "any")
+
+
+class LibraryError(SpecError):
+    """A malformed result file, or a graph that does not hold together."""
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    name: str
+    params: tuple[tuple[str, Any], ...] = ()
+
+    def param(self, key: str, default: Any = None) -> Any:
+        return dict(self.params).get(key, default)
+
+
+@dataclass(frozen=True)
+class Conclusion:
+    verdict: str
+    scope: str
+    condition: str | None = None  # LaTeX template, placeholders such as {T}
+    condition_plain: str | None = None
+    sufficient: str | None = None  # "proved"
+    necessary: str | None = None  # "proved" | "conjectured"
+
+
+@dataclass(frozen=True)
+class Result:
+    id: str
+    label: str
+    title: str
+    kind: str
+    source: str
+    citation: str
+    role: str
+    applies_to: str
+    priority: int
+    statement: str
+    uses: tuple[str, ...]
+    hypotheses: tuple[Hypothesis, ...]
+    conclusion: Conclusion
+    proof: tuple[str, ...]
+    file: str = field(default="", compare=False)
+
+
+@dataclass(frozen=True)
+class Library:
+    results: Mapping[str, Result]
+    graph: nx.DiGraph = field(compare=False)
+
+    def get(self, result_id: str) -> Result:
+        return self.results[result_id]
+
+    def deciders(self, target_kind: str) -> list[Result]:
+        """Results that can decide a query on a ``block`` or ``stack``, in priority order."""
+        found = [r for r in self.results.values()
+                 if r.role == "decide" and r.applies_to in (target_kind, "any")]
+        return sorted(found, key=lambda r: (r.priority, r.id))
+
+    def closure(self, ids: Iterable[str]) -> list[str]:
+        """``ids`` and every result they use, transitively, in a stable order."""
+        seen: dict[str, None] = {}
+        stack = list(ids)
+        while stack:
+            rid = stack.pop(0)
+            if rid in seen or rid not in self.results:
+                continue
+            seen[rid] = None
+            stack.extend(self.results[rid].uses)
+        return list(seen)
+
+
+def _line_of(text: str, needle: str) -> int:
+    for number, line in enumerate(text.splitlines(), start=1):
+        if needle in line:
+            return number
+    return 1
+
+
+def _err(file: str, text: str, needle: str, summary: str, expected: str, hint: str | None = None) -> LibraryError:
+    line = _line_of(text, needle)
+    lines = text.splitlines()
+    col = max(lines[line - 1].find(needle) + 1, 1) if lines else 1
+    err = LibraryError(summary, Span(file, line, col, line, col + max(len(needle), 1)), f"`{needle}`", expected, hint)
+    return err.with_source(text)  # type: ignore[return-value]
+
+
+def _parse_result(file: str, text: str, known_hypotheses: Iterable[str]) -> Result:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise LibraryError(f"{file} is not valid TOML: {exc}", Span(file, 1, 1, 1, 1)) from None
+    required = ("id", "label", "title", "kind", "source", "citation", "statement", "conclusion")
+    for key in required:
+        if key not in data:
+            raise LibraryError(f"result file {file} has no `{key}`", Span(file, 1, 1, 1, 1), f"no `{key}`",
+                               f"`{key} = ...`", "see docs/theorems.md for the format")
+    for key, allowed in (("kind", KINDS), ("source", SOURCES)):
+        if data[key] not in allowed:
+            raise _err(file, text, str(data[key]), f"unknown {key} `{data[key]}`", "one of " + ", ".join(allowed))
+    role = data.get("role", "decide")
+    if role not in ROLES:
+        raise _err(file, text, role, f"unknown role `{role}`", "one of " + ", ".join(ROLES))
+    applies_to = data.get("applies_to", "block")
+    if applies_to not in TARGETS:
+        raise _err(file, text, applies_to, f"unknown applies_to `{applies_to}`", "one of " + ", ".join(TARGETS))
+    known = set(known_hypotheses)
+    hyps = []
+    for h in data.get("hypotheses", []):
+        name = h.get("name", "")
+        if name not in known:
+            from ..dsl.errors import did_you_mean
+
+            raise _err(file, text, f'"{name}"', f"unknown hypothesis `{name}`", "a registered hypothesis name",
+                       did_you_mean(name, known))
+        hyps.append(Hypothesis(name, tuple(sorted(h.get("params", {}).items()))))
+    c = data["conclusion"]
+    if c.get("verdict") not in VERDICTS:
+        raise _err(file, text, str(c.get("verdict")), f"unknown verdict `{c.get('verdict')}`",
+                   "one of " + ", ".join(VERDICTS))
+    conclusion = Conclusion(c["verdict"], c.get("scope", "all weights"), c.get("condition"), c.get("condition_plain"),
+                            c.get("sufficient"), c.get("necessary"))
+    proof = tuple(data.get("proof", {}).get("steps", []))
+    return Result(data["id"], data["label"], data["title"], data["kind"], data["source"], data["citation"], role,
+                  applies_to, int(data.get("priority", 100)), data["statement"], tuple(data.get("uses", [])),
+                  tuple(hyps), conclusion, proof, file)
+
+
+def load_library(directories: Iterable[Path | Any], known_hypotheses: Iterable[str]) -> Library:
+    """Load every ``*.toml`` under ``directories`` (later directories may add results)."""
+    known = list(known_hypotheses)
+    results: dict[str, Result] = {}
+    texts: dict[str, str] = {}
+    for directory in directories:
+        entries = sorted((p for p in directory.iterdir() if p.name.endswith(".toml")), key=lambda p: p.name)
+        for path in entries:
+            text = path.read_text(encoding="utf-8")
+            file = str(path)
+            result = _parse_result(file, text, known)
+            if result.id in results:
+                raise _err(file, text, f'"{result.id}"', f"duplicate result id `{result.id}`", "a new id",
+                           f"`{result.id}` is already defined in {results[result.id].file}")
+            results[result.id] = result
+            texts[result.id] = text
+    graph = nx.DiGraph()
+    for r in results.values():
+        graph.add_node(r.id, label=r.label, title=r.title, source=r.source, kind=r.kind, role=r.role)
+    for r in results.values():
+        for used in r.uses:
+            if used not in results:
+                from ..dsl.errors import did_you_mean
+
+                raise _err(r.file, texts[r.id], f'"{used}"', f"`{r.id}` uses unknown result `{used}`",
+                           "the id of a loaded result", did_you_mean(used, results))
+            graph.add_edge(used, r.id)
+    try:
+        cycle = nx.find_cycle(graph)
+    except nx.NetworkXNoCycle:
+        cycle = []
+    if cycle:
+        first = cycle[0][1]
+        path = " -> ".join([cycle[0][0]] + [v for _, v in cycle])
+        raise _err(results[first].file, texts[first], f'"{cycle[0][0]}"', f"the `uses` graph has a cycle: {path}",
+                   "results that do not depend on themselves")
+    return Library(results, graph)
+
+
+@functools.cache
+def default_library() -> Library:
+    """The results shipped inside the package (``symabsorb/theorems``)."""
+    from .hypotheses import REGISTRY
+
+    return load_library([resources.files("symabsorb.theorems")], REGISTRY)
+
+
+def library_with(extra: Iterable[Path]) -> Library:
+    """The shipped results plus those in ``extra`` directories (``--theorems DIR``)."""
+    from .hypotheses import REGISTRY
+
+    return load_library([resources.files("symabsorb.theorems"), *extra], REGISTRY)

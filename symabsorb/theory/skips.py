@@ -1,0 +1,143 @@
+"""Exact facts about skips: zero, invertible, the target ``T = −M/(2c)``, products along a stack."""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from ..model.block import Block, Skip, Stack
+
+__all__ = ["skip_is_zero", "skip_invertible", "target_latex", "target_plain", "target_matrix", "skip_matrix",
+           "skip_latex", "is_identity_like", "stack_skip_product_nonzero"]
+
+
+def _matrix_is_zero(m: sp.MatrixBase) -> bool | None:
+    values = [sp.simplify(x) for x in m]
+    if all(v.is_zero for v in values):
+        return True
+    if any(v.is_nonzero for v in values):
+        return False
+    return None
+
+
+def _det(m: sp.MatrixBase) -> sp.Expr:
+    return sp.simplify(m.det(method="bareiss"))
+
+
+def skip_is_zero(skip: Skip) -> bool | None:
+    if skip.kind == "none":
+        return True
+    if skip.kind == "identity":
+        return False
+    if skip.kind == "scaled":
+        assert skip.factor is not None
+        return skip.factor.is_zero
+    assert skip.matrix is not None
+    return _matrix_is_zero(skip.matrix)
+
+
+def skip_invertible(skip: Skip) -> bool | None:
+    if skip.kind == "identity":
+        return True
+    if skip.kind == "none":
+        return False
+    if skip.kind == "scaled":
+        assert skip.factor is not None
+        return skip.factor.is_nonzero
+    assert skip.matrix is not None
+    det = _det(skip.matrix)
+    return det.is_nonzero
+
+
+def is_identity_like(skip: Skip) -> bool:
+    return skip.kind == "identity" or (skip.kind == "scaled" and skip.factor == 1)
+
+
+def skip_matrix(block: Block) -> sp.ImmutableMatrix | None:
+    """M as an explicit matrix when the dimension is numeric."""
+    skip = block.skip
+    dim = block.dim
+    if skip.kind == "matrix":
+        return skip.matrix
+    if not isinstance(dim, int):
+        return None
+    if skip.kind == "identity":
+        return sp.ImmutableMatrix(sp.eye(dim))
+    if skip.kind == "none":
+        return sp.ImmutableMatrix(sp.zeros(dim, dim))
+    if skip.kind == "scaled":
+        return sp.ImmutableMatrix(skip.factor * sp.eye(dim))
+    assert skip.matrix is not None
+    return sp.ImmutableMatrix(sp.kronecker_product(skip.matrix, sp.eye(dim)))
+
+
+def skip_latex(skip: Skip) -> str:
+    if skip.kind == "identity":
+        return "I_d"
+    if skip.kind == "none":
+        return "0"
+    if skip.kind == "scaled":
+        return f"{sp.latex(skip.factor)}\\, I_d"
+    if skip.kind == "matrix":
+        return sp.latex(skip.matrix)
+    return f"{sp.latex(skip.matrix)} \\otimes I_d"
+
+
+def target_matrix(block: Block, c: sp.Expr) -> sp.ImmutableMatrix | None:
+    m = skip_matrix(block)
+    return None if m is None else sp.ImmutableMatrix(-m / (2 * c))
+
+
+def target_latex(skip: Skip, c: sp.Expr) -> str:
+    """``−M/(2c)`` in LaTeX, simplified for identity and scaled skips."""
+    if skip.kind in ("identity", "scaled"):
+        factor = sp.simplify(-(skip.factor if skip.kind == "scaled" else 1) / (2 * c))
+        if factor == -1:
+            return "-I_d"
+        if factor == 1:
+            return "I_d"
+        return f"{sp.latex(factor)}\\, I_d"
+    factor = sp.simplify(-1 / (2 * c))
+    if skip.kind == "matrix":
+        assert skip.matrix is not None
+        return sp.latex(sp.ImmutableMatrix(skip.matrix * factor))
+    assert skip.matrix is not None
+    return f"{sp.latex(sp.ImmutableMatrix(skip.matrix * factor))} \\otimes I_d"
+
+
+def target_plain(skip: Skip, c: sp.Expr) -> str:
+    if skip.kind in ("identity", "scaled"):
+        factor = sp.simplify(-(skip.factor if skip.kind == "scaled" else 1) / (2 * c))
+        if factor == -1:
+            return "-I_d"
+        if factor == 1:
+            return "I_d"
+        return f"-{sp.sstr(-factor)}*I_d" if factor.is_negative else f"{sp.sstr(factor)}*I_d"
+    factor = sp.simplify(-1 / (2 * c))
+    assert skip.matrix is not None
+    mat = skip.matrix * factor
+    text = "[" + ", ".join("[" + ", ".join(sp.sstr(x) for x in mat.row(i)) + "]" for i in range(mat.rows)) + "]"
+    return text if skip.kind == "matrix" else f"{text} ⊗ I_d"
+
+
+def stack_skip_product_nonzero(stack: Stack) -> tuple[bool | None, str]:
+    """Whether ``M_L ⋯ M_1 ≠ 0``, with the reason."""
+    invertible = [skip_invertible(b.skip) for b in stack.blocks]
+    if all(v is True for v in invertible):
+        return True, "every skip is invertible, so their product is invertible, hence nonzero"
+    if any(skip_is_zero(b.skip) for b in stack.blocks):
+        return False, "a skip is zero, so the product is zero"
+    if not isinstance(stack.repeat, int):
+        return None, "a skip is singular and the depth is symbolic"
+    mats = [skip_matrix(b) for b in stack.blocks]
+    if any(m is None for m in mats):
+        return None, "a skip is singular and the dimension is symbolic"
+    product = sp.eye(mats[0].rows)  # type: ignore[union-attr]
+    for _ in range(stack.repeat):
+        for m in mats:
+            product = m * product
+    zero = _matrix_is_zero(product)
+    if zero is False:
+        return True, "the product of the skips, computed exactly, is nonzero"
+    if zero is True:
+        return False, "the product of the skips, computed exactly, is zero"
+    return None, "the product of the skips could not be decided"
