@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from ..model.functions import Z
-from .facts import Evidence, Stage, Step, proved, refuted, unknown
+from .facts import Evidence, Stage, Step, label, proved, refuted, unknown
 from .identity import exact_sign, prove_zero, simplified
 from .piecewise import piecewise_form
 from .structure import analytic_at
@@ -43,7 +43,7 @@ def at_zero_fact(expr: sp.Expr) -> AtZeroFact:
     if value.has(sp.zoo, sp.nan, sp.oo, -sp.oo) or not value.is_finite:
         return AtZeroFact(refuted(Stage.STRUCTURAL, Step("σ(0) is not a finite number", value)),
                           None, False, None, None, None, False)
-    value_step = Step("value at 0", sp.Eq(sp.Symbol("σ(0)"), value, evaluate=False))
+    value_step = Step("value at 0", sp.Eq(label("σ(0)", r"\sigma(0)"), value, evaluate=False))
     form = piecewise_form(expr)
     if form is None:
         return AtZeroFact(unknown("the case splits of σ could not be decided exactly", value_step),
@@ -56,7 +56,7 @@ def at_zero_fact(expr: sp.Expr) -> AtZeroFact:
         where = "σ" if form.is_single else f"the piece σ(z) = {sp.sstr(piece.expr)} on ({piece.lo}, {piece.hi})"
         return AtZeroFact(proved(Stage.STRUCTURAL, value_step,
                                  Step(f"{where} is built from functions analytic at 0, so σ is differentiable there",
-                                      sp.Eq(sp.Symbol("σ'(0)"), d, evaluate=False))),
+                                      sp.Eq(label("σ'(0)", r"\sigma'(0)"), d, evaluate=False))),
                           value, True, d, d, d, True)
     left, right = form.left_of(sp.S.Zero), form.right_of(sp.S.Zero)
     if not (analytic_at(left.expr, sp.S.Zero) and analytic_at(right.expr, sp.S.Zero)):
@@ -77,7 +77,7 @@ def at_zero_fact(expr: sp.Expr) -> AtZeroFact:
     steps.append(Step("one-sided derivatives at 0 (left, right)", sp.Tuple(dl, dr)))
     if prove_zero(dl - dr):
         steps.append(Step("they agree and σ is continuous at 0, so σ is differentiable there",
-                          sp.Eq(sp.Symbol("σ'(0)"), dl, evaluate=False)))
+                          sp.Eq(label("σ'(0)", r"\sigma'(0)"), dl, evaluate=False)))
         return AtZeroFact(proved(Stage.SYMBOLIC, *steps), value, True, dl, dl, dr, True)
     if exact_sign(dl - dr) not in (0, None):
         steps.append(Step("they differ, so σ is not differentiable at 0", sp.Ne(dl, dr)))

@@ -7,12 +7,12 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["Timeout", "time_budget", "DEFAULT_BUDGET"]
+__all__ = ["DEFAULT_BUDGET", "Timeout", "time_budget"]
 
 DEFAULT_BUDGET = 5.0
 
 
-class Timeout(Exception):  # noqa: N818 - reads better at the raise sites
+class Timeout(Exception):
     """Raised inside a computation whose budget ran out."""
 
 

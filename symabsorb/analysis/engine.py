@@ -13,7 +13,7 @@ from ..model.activation import Activation, AnyActivation, GatedActivation
 from ..model.functions import Z
 from .at_zero import AtZeroFact, at_zero_fact
 from .budget import DEFAULT_BUDGET, Timeout, time_budget
-from .facts import Evidence, Stage, Step, proved, refuted, unknown
+from .facts import Evidence, Stage, Step, label, proved, refuted, unknown
 from .gate import GateFact, gate_fact
 from .growth import GrowthFact, growth_fact
 from .homogeneity import HomogeneityFact, homogeneity_fact
@@ -23,7 +23,7 @@ from .piecewise import piecewise_form
 from .polynomial import PolynomialFact, polynomial_fact
 from .series import SeriesFact, series_fact
 
-__all__ = ["ActivationFacts", "analyze", "analyze_expr", "identical", "linear_constant", "DEFAULT_ORDER"]
+__all__ = ["DEFAULT_ORDER", "ActivationFacts", "analyze", "analyze_expr", "identical", "linear_constant"]
 
 DEFAULT_ORDER = 8
 T = TypeVar("T")
@@ -101,7 +101,7 @@ def linear_constant(expr: sp.Expr) -> tuple[Evidence, sp.Expr | None]:
     if form is not None and form.is_single:
         c = simplified(expr / Z)
         if is_free_of_z(c):
-            return proved(Stage.SYMBOLIC, Step("σ(z)/z simplifies to a constant", sp.Eq(sp.Symbol("c"), c,
+            return proved(Stage.SYMBOLIC, Step("σ(z)/z simplifies to a constant", sp.Eq(label("c", "c"), c,
                                                                                      evaluate=False))), c
     w = find_nonzero_point(sp.diff(expr, Z, 2)) if form is not None and form.is_single else None
     if w is not None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import sympy as sp
 
-__all__ = ["Status", "Stage", "Step", "Evidence", "proved", "refuted", "unknown"]
+__all__ = ["Evidence", "Stage", "Status", "Step", "proved", "refuted", "unknown"]
 
 
 class Status(StrEnum):
@@ -64,3 +64,25 @@ def refuted(stage: Stage, *steps: Step, reason: str = "") -> Evidence:
 
 def unknown(reason: str, *steps: Step) -> Evidence:
     return Evidence(Status.UNKNOWN, Stage.UNDECIDED, tuple(steps), reason)
+
+
+class Label(sp.Symbol):
+    """A named quantity in a claim (``σ'(0)``, ``σ_odd(z)``): prints as given in every format."""
+
+    _LATEX: dict[str, str] = {}
+
+    def __new__(cls, plain: str, latex: str | None = None) -> Label:
+        obj = super().__new__(cls, plain)
+        if latex is not None:
+            cls._LATEX[plain] = latex
+        return obj
+
+    def _latex(self, printer: object) -> str:
+        return self._LATEX.get(self.name) or self.name
+
+    def _sympystr(self, printer: object) -> str:
+        return self.name
+
+
+def label(plain: str, latex: str) -> Label:
+    return Label(plain, latex)

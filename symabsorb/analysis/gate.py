@@ -9,7 +9,7 @@ import sympy as sp
 
 from ..model.functions import Z
 from .at_zero import at_zero_fact
-from .facts import Evidence, Stage, Step, proved, refuted, unknown
+from .facts import Evidence, Stage, Step, label, proved, refuted, unknown
 from .identity import find_nonzero_point, prove_zero
 from .parity import parity_split
 
@@ -36,7 +36,7 @@ def gate_fact(expr: sp.Expr) -> GateFact:
     if split is not None:
         if all(prove_zero(s.even - g0) for s in split.segments) and all(prove_zero(e - g0) for _, e, _ in split.points):
             return GateFact(proved(Stage.SYMBOLIC, Step("(g(z) + g(−z))/2 simplifies to the constant g(0)",
-                                                        sp.Eq(sp.Symbol("g(z) + g(−z)"), 2 * g0, evaluate=False))),
+                                                        sp.Eq(label("g(z) + g(-z)", "g(z) + g(-z)"), 2 * g0, evaluate=False))),
                             g0, at0.differentiable, True)
     w = find_nonzero_point(expr + expr.xreplace({Z: -Z}) - 2 * g0)
     if w is not None:

@@ -13,7 +13,7 @@ from .facts import Evidence, Stage, Step, proved, unknown
 from .piecewise import piecewise_form
 from .structure import locally_bounded
 
-__all__ = ["GrowthFact", "growth_fact", "GROWTH_ORDER"]
+__all__ = ["GROWTH_ORDER", "GrowthFact", "growth_fact"]
 
 GROWTH_ORDER = ("bounded", "sublinear", "linear", "superlinear")
 

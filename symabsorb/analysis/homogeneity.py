@@ -8,13 +8,15 @@ A proof uses Euler's identity on each ray: if ``z σ'(z) = k σ(z)`` on ``(0, �
 from __future__ import annotations
 
 import functools
+import itertools
 from dataclasses import dataclass
+from fractions import Fraction
 
 import mpmath
 import sympy as sp
 
 from ..model.functions import Z
-from .facts import Evidence, Stage, Step, proved, refuted, unknown
+from .facts import Evidence, Stage, Step, label, proved, refuted, unknown
 from .identity import is_free_of_z, prove_zero, simplified
 from .numeric import NotNumeric, evaluate, is_clearly_nonzero
 from .piecewise import piecewise_form
@@ -51,16 +53,14 @@ def _numeric_refutation(expr: sp.Expr) -> Step | None:
                 return Step(f"at z = {x0}: log(σ(2z)/σ(z))/log 2 = {mpmath.nstr(k2, 8)} but "
                             f"log(σ(3z)/σ(z))/log 3 = {mpmath.nstr(k3, 8)}; no single degree k fits")
             estimates.append((x0, k2))
-    for (xa, ka), (xb, kb) in zip(estimates, estimates[1:], strict=False):
+    for (xa, ka), (xb, kb) in itertools.pairwise(estimates):
         if is_clearly_nonzero(ka - kb):  # type: ignore[operator]
             return Step(f"the degree seen at z = {xa} ({mpmath.nstr(ka, 8)}) differs from the one at z = {xb} "
                         f"({mpmath.nstr(kb, 8)})")
     return None
 
 
-def _frac(x: sp.Rational) -> object:
-    from fractions import Fraction
-
+def _frac(x: sp.Rational) -> Fraction:
     return Fraction(int(x.p), int(x.q))
 
 
@@ -87,7 +87,7 @@ def homogeneity_fact(expr: sp.Expr) -> HomogeneityFact:
                     break
                 degrees.append(k)
                 steps.append(Step(f"on {name}, σ(z) = {sp.sstr(piece.expr)} and Euler's ratio z·σ'(z)/σ(z) is constant",
-                                  sp.Eq(sp.Symbol("k"), k, evaluate=False)))
+                                  sp.Eq(label("k", "k"), k, evaluate=False)))
             if ok and degrees and all(prove_zero(k - degrees[0]) for k in degrees[1:]):
                 k = degrees[0]
                 value0 = simplified(expr.xreplace({Z: sp.S.Zero}))
@@ -98,7 +98,7 @@ def homogeneity_fact(expr: sp.Expr) -> HomogeneityFact:
                 else:
                     steps.append(Step("z·σ'(z) = k·σ(z) on each ray gives σ(z) = C·|z|^k there, so σ(tz) = t^k σ(z) "
                                       "for every t > 0" + ("" if k == 0 else " (and σ(0) = 0)"),
-                                      sp.Eq(sp.Symbol("k"), k, evaluate=False)))
+                                      sp.Eq(label("k", "k"), k, evaluate=False)))
                     return HomogeneityFact(proved(Stage.SYMBOLIC, *steps), k)
     if form is None:
         return HomogeneityFact(unknown("the case splits of σ could not be decided exactly"), None)

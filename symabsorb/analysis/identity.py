@@ -13,8 +13,14 @@ import sympy as sp
 from ..model.functions import Z
 from .numeric import NotNumeric, evaluate, is_clearly_nonzero, sample_points
 
-__all__ = ["simplified", "is_free_of_z", "prove_zero", "find_nonzero_point", "find_nonconstant_points",
-           "exact_sign"]
+__all__ = [
+    "exact_sign",
+    "find_nonconstant_points",
+    "find_nonzero_point",
+    "is_free_of_z",
+    "prove_zero",
+    "simplified",
+]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -23,7 +29,7 @@ def simplified(e: sp.Expr) -> sp.Expr:
     if e.is_Number or e.is_Symbol:
         return e
     cheap = sp.expand(e)
-    if cheap == 0 or not cheap.has(Z) and cheap.is_Number:
+    if cheap == 0 or (not cheap.has(Z) and cheap.is_Number):
         return cheap
     out = sp.simplify(e)
     if out != 0 and out.has(sp.exp, sp.log):

@@ -15,14 +15,14 @@ import sympy as sp
 
 from ..model.functions import Z
 
-__all__ = ["NotNumeric", "evaluate", "evaluator", "REFUTE_DIGITS", "is_clearly_nonzero", "sample_points"]
+__all__ = ["REFUTE_DIGITS", "NotNumeric", "evaluate", "evaluator", "is_clearly_nonzero", "sample_points"]
 
 #: Working precision of refutations, and the smallest magnitude we call "clearly nonzero".
 REFUTE_DIGITS = 60
 _NONZERO = mpmath.mpf(10) ** -25
 
 
-class NotNumeric(Exception):  # noqa: N818
+class NotNumeric(Exception):
     """The expression has a free parameter or a node we do not evaluate."""
 
 

@@ -8,17 +8,18 @@ whose odd part is ``c·z`` except at isolated points is not called odd-linear.
 from __future__ import annotations
 
 import functools
+import itertools
 from dataclasses import dataclass
 
 import sympy as sp
 
 from ..model.functions import Z
-from .facts import Evidence, Stage, Step, proved, refuted, unknown
+from .facts import Evidence, Stage, Step, label, proved, refuted, unknown
 from .identity import find_nonconstant_points, find_nonzero_point, is_free_of_z, prove_zero
 from .identity import simplified as _simplified
 from .piecewise import piecewise_form
 
-__all__ = ["Segment", "ParitySplit", "parity_split", "ParityFact", "parity_fact"]
+__all__ = ["ParityFact", "ParitySplit", "Segment", "parity_fact", "parity_split"]
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ def parity_split(expr: sp.Expr, simplify: bool = True) -> ParitySplit | None:
     cuts = sorted({p.hi for p in pos[:-1]} | {n[1] for n in neg[:-1]}, key=lambda r: sp.N(r, 30))
     bounds = [sp.S.Zero, *cuts, sp.oo]
     segments = []
-    for a, b in zip(bounds, bounds[1:], strict=False):
+    for a, b in itertools.pairwise(bounds):
         mid = a + 1 if b == sp.oo else (a + b) / 2
         ep = next(p.expr for p in pos if p.contains(mid))
         en = next(e for lo, hi, e in neg if (lo == -sp.oo or bool(lo < mid)) and (hi == sp.oo or bool(mid < hi)))
@@ -138,17 +139,17 @@ def _odd_linear(expr: sp.Expr) -> tuple[Evidence, sp.Expr | None, ParitySplit | 
     at_points = all(prove_zero(odd_b - c * b) for b, _, odd_b in split.points)
     if not (same and at_points):
         return unknown("the odd part is linear on each segment but not shown to be one c·z"), None, split
-    steps = [Step("the odd part of σ", sp.Eq(sp.Symbol("σ_odd(z)"), split.odd_expr(), evaluate=False))]
+    steps = [Step("the odd part of σ", sp.Eq(label("σ_odd(z)", r"\sigma_{\mathrm{odd}}(z)"), split.odd_expr(), evaluate=False))]
     if split.smooth:
         steps.append(Step("simplify((σ(z) − σ(−z))/(2z)) is free of z", sp.Eq(
-            sp.Symbol("σ_odd(z)/z"), c, evaluate=False)))
+            label("σ_odd(z)/z", r"\sigma_{\mathrm{odd}}(z)/z"), c, evaluate=False)))
     else:
         steps.append(Step(f"on each of the {len(split.segments)} segments of z > 0 between breakpoints, "
                           "(σ(z) − σ(−z))/(2z) simplifies to the same constant", c))
         if split.points:
             steps.append(Step("and at every breakpoint b > 0, (σ(b) − σ(−b))/2 = c·b exactly",
                               sp.FiniteSet(*[b for b, _, _ in split.points])))
-    steps.append(Step("so the odd part is exactly c·z with", sp.Eq(sp.Symbol("c"), c, evaluate=False)))
+    steps.append(Step("so the odd part is exactly c·z with", sp.Eq(label("c", "c"), c, evaluate=False)))
     return proved(Stage.SYMBOLIC, *steps), c, split
 
 

@@ -15,6 +15,7 @@ function (``tanh``, ``sinh``, ``atan``, ``erf``). Anything else gives ``None``: 
 from __future__ import annotations
 
 import functools
+import itertools
 from dataclasses import dataclass
 
 import sympy as sp
@@ -258,7 +259,7 @@ def _split(e: sp.Expr, lo: sp.Expr, hi: sp.Expr, depth: int = 0) -> list[Piece]:
     cuts = sorted(roots, key=lambda r: sp.N(r, 30))
     bounds = [lo, *cuts, hi]
     pieces: list[Piece] = []
-    for a, b in zip(bounds, bounds[1:], strict=False):
+    for a, b in itertools.pairwise(bounds):
         q = rational_between(a, b)
         replaced = e.xreplace({node: _branch(node, q)})
         pieces.extend(_split(replaced, a, b, depth + 1))

@@ -10,7 +10,7 @@ import sympy as sp
 
 from ..model.functions import Z
 
-__all__ = ["NONSMOOTH", "is_smooth", "analytic_at", "analytic_on_reals", "locally_bounded", "value_at"]
+__all__ = ["NONSMOOTH", "analytic_at", "analytic_on_reals", "is_smooth", "locally_bounded", "value_at"]
 
 #: Node types that create kinks, jumps or cases: removed by the piecewise normal form.
 NONSMOOTH = (sp.Max, sp.Min, sp.Abs, sp.sign, sp.Piecewise, sp.Heaviside)
@@ -103,7 +103,7 @@ def locally_bounded(e: sp.Expr) -> bool:
         return True
     if isinstance(e, (sp.Add, sp.Mul, sp.Max, sp.Min)):
         return all(locally_bounded(a) for a in e.args)
-    if isinstance(e, (sp.Abs,) + _ENTIRE + _REAL_ANALYTIC):
+    if isinstance(e, (sp.Abs, *_ENTIRE, *_REAL_ANALYTIC)):
         return locally_bounded(e.args[0])
     if isinstance(e, (sp.sign, sp.Heaviside)):
         return True

@@ -12,14 +12,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 __all__ = [
-    "SymabsorbError",
-    "SpecError",
-    "SpecSyntaxError",
-    "SpecNameError",
-    "SpecValueError",
-    "SpecShapeError",
-    "SpecImportError",
     "Span",
+    "SpecError",
+    "SpecImportError",
+    "SpecNameError",
+    "SpecShapeError",
+    "SpecSyntaxError",
+    "SpecValueError",
+    "SymabsorbError",
     "did_you_mean",
 ]
 

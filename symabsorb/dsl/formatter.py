@@ -10,7 +10,7 @@ from functools import singledispatch
 
 from . import syntax as s
 
-__all__ = ["format_module", "format_expr", "format_act_ref", "format_statement"]
+__all__ = ["format_act_ref", "format_expr", "format_module", "format_statement"]
 
 # Binding strength of each expression form (higher binds tighter).
 _IF, _SUM, _PRODUCT, _UNARY, _POWER, _ATOM = range(6)

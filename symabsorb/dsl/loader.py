@@ -41,7 +41,7 @@ def load_modules(path: str | Path, text: str | None = None) -> tuple[s.Module, .
     def visit(file: Path, chain: tuple[Path, ...], via: s.Import | None, source: str | None) -> None:
         key = file.resolve()
         if key in chain:
-            cycle = " -> ".join(p.name for p in chain[chain.index(key):] + (key,))
+            cycle = " -> ".join(p.name for p in (*chain[chain.index(key):], key))
             assert via is not None
             raise SpecImportError(f"import cycle: {cycle}", via.span, f'`import "{via.path}"`',
                                   "imports that form no cycle",
@@ -55,7 +55,7 @@ def load_modules(path: str | Path, text: str | None = None) -> tuple[s.Module, .
             if isinstance(stmt, s.Import):
                 target = file.parent / stmt.path
                 try:
-                    visit(target, chain + (key,), stmt, None)
+                    visit(target, (*chain, key), stmt, None)
                 except SpecError as err:
                     if err.span is not None and err.span.file == str(file):
                         err.with_source(source)

@@ -13,13 +13,13 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from . import syntax as s
 from .errors import Span, SpecError, SpecSyntaxError, did_you_mean
 
-__all__ = ["parse_text", "parse_expression", "grammar_text", "get_parser", "FIELD_NAMES", "KEYWORDS"]
+__all__ = ["FIELD_NAMES", "KEYWORDS", "get_parser", "grammar_text", "parse_expression", "parse_text"]
 
 FIELD_NAMES = ("activation", "dim", "width", "skip", "W_up", "W_down", "W_gate", "weights",
                "prefix", "up", "down", "gate", "transpose")
 STATEMENT_KEYWORDS = ("import", "activation", "gated", "block", "stack", "absorb", "classify",
                       "series", "parity", "facts")
-KEYWORDS = STATEMENT_KEYWORDS + ("gate", "order", "if", "then", "else", "and", "or")
+KEYWORDS = (*STATEMENT_KEYWORDS, "gate", "order", "if", "then", "else", "and", "or")
 
 # What each terminal means to a person (never show `__ANON_3` or `RBRACE`).
 _TERMINAL_WORDS = {
@@ -64,7 +64,7 @@ def _describe_expected(expected: set[str]) -> str:
         expected = expected - field_terms
     words.extend(sorted(_describe(t) for t in expected))
     if len(words) > 6:
-        words = words[:6] + ["..."]
+        words = [*words[:6], "..."]
     return ", ".join(words[:-1]) + (" or " if len(words) > 1 else "") + words[-1] if words else "nothing"
 
 
@@ -79,10 +79,11 @@ def _syntax_error(err: UnexpectedInput, text: str, file: str) -> SpecSyntaxError
     hint: str | None = None
     if isinstance(err, UnexpectedCharacters):
         line, col = err.line, err.column
-        ch = text[err.pos_in_stream] if err.pos_in_stream < len(text) else ""
+        pos = err.pos_in_stream or 0
+        ch = text[pos] if pos < len(text) else ""
         span = Span(file, line, col, line, col + 1)
         found = f"`{ch}`"
-        allowed = set(err.allowed or ())
+        allowed = {str(t) for t in (err.allowed or ())}
         expected = _describe_expected(allowed) if allowed else "a name, a number, an operator or a keyword"
         if ch == '"':
             hint = "strings are written on one line between double quotes"
@@ -93,7 +94,7 @@ def _syntax_error(err: UnexpectedInput, text: str, file: str) -> SpecSyntaxError
         line = len(lines)
         col = len(lines[-1]) + 1
         span = Span(file, line, col, line, col)
-        exp = set(err.expected)
+        exp = {str(t) for t in err.expected}
         if "RBRACE" in exp:
             hint = "a block ends with `}`"
         elif "RPAR" in exp:
@@ -104,7 +105,7 @@ def _syntax_error(err: UnexpectedInput, text: str, file: str) -> SpecSyntaxError
                                _describe_expected(exp), hint)
     assert isinstance(err, UnexpectedToken)
     tok = err.token
-    exp = set(err.expected)
+    exp = {str(t) for t in err.expected}
     if tok.type == "$END":
         line = len(lines)
         col = len(lines[-1]) + 1

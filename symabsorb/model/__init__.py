@@ -7,7 +7,20 @@ from .functions import Z
 from .resolve import activation_from_text, catalog_scope, load_spec, resolve_text
 
 __all__ = [
-    "Activation", "AnyActivation", "GatedActivation", "Parameter", "Block", "ResolvedSpec", "Skip",
-    "SpecQuery", "Stack", "CATALOG", "CatalogEntry", "Z", "activation_from_text", "catalog_scope",
-    "load_spec", "resolve_text",
+    "CATALOG",
+    "Activation",
+    "AnyActivation",
+    "Block",
+    "CatalogEntry",
+    "GatedActivation",
+    "Parameter",
+    "ResolvedSpec",
+    "Skip",
+    "SpecQuery",
+    "Stack",
+    "Z",
+    "activation_from_text",
+    "catalog_scope",
+    "load_spec",
+    "resolve_text",
 ]

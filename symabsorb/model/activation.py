@@ -9,7 +9,7 @@ import sympy as sp
 from ..dsl.errors import Span
 from .functions import Z
 
-__all__ = ["Parameter", "Activation", "GatedActivation", "AnyActivation"]
+__all__ = ["Activation", "AnyActivation", "GatedActivation", "Parameter"]
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from ..dsl.errors import Span
 from ..dsl.syntax import WeightsDecl
 from .activation import Activation, AnyActivation, GatedActivation
 
-__all__ = ["Skip", "Block", "Stack", "SpecQuery", "ResolvedSpec", "D", "M_WIDTH", "L_DEPTH"]
+__all__ = ["L_DEPTH", "M_WIDTH", "Block", "D", "ResolvedSpec", "Skip", "SpecQuery", "Stack"]
 
 #: Default symbols for a block's dimension, width and a stack's depth.
 D = sp.Symbol("d", integer=True, positive=True)

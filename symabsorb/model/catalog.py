@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["CatalogEntry", "CATALOG", "catalog_source"]
+__all__ = ["CATALOG", "CatalogEntry", "catalog_source"]
 
 
 @dataclass(frozen=True)

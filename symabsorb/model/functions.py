@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-__all__ = ["Z", "BuiltinFunction", "BUILTIN_FUNCTIONS", "CONSTANTS", "sigmoid", "softplus", "Phi"]
+__all__ = ["BUILTIN_FUNCTIONS", "CONSTANTS", "BuiltinFunction", "Phi", "Z", "sigmoid", "softplus"]
 
 #: The variable of every activation once resolved: a real symbol called ``z``.
 Z = sp.Symbol("z", real=True)
@@ -25,7 +25,7 @@ def softplus(x: sp.Expr) -> sp.Expr:
     return sp.log(1 + sp.exp(x))
 
 
-def Phi(x: sp.Expr) -> sp.Expr:  # noqa: N802 - the standard notation for the normal CDF
+def Phi(x: sp.Expr) -> sp.Expr:
     return (1 + sp.erf(x / sp.sqrt(2))) / 2
 
 

@@ -19,12 +19,20 @@ from ..dsl.formatter import format_act_ref, format_expr, format_statement
 from ..dsl.loader import load_modules
 from ..dsl.parser import parse_expression, parse_text
 from .activation import Activation, AnyActivation, GatedActivation, Parameter
-from .block import D, L_DEPTH, M_WIDTH, Block, ResolvedSpec, Skip, SpecQuery, Stack
+from .block import L_DEPTH, M_WIDTH, Block, D, ResolvedSpec, Skip, SpecQuery, Stack
 from .catalog import CATALOG, catalog_source
 from .functions import BUILTIN_FUNCTIONS, CONSTANTS, Z
 
-__all__ = ["resolve_modules", "load_spec", "resolve_text", "Scope", "catalog_scope",
-           "activation_from_text", "MAX_SERIES_ORDER", "WEIGHT_EXTENSIONS"]
+__all__ = [
+    "MAX_SERIES_ORDER",
+    "WEIGHT_EXTENSIONS",
+    "Scope",
+    "activation_from_text",
+    "catalog_scope",
+    "load_spec",
+    "resolve_modules",
+    "resolve_text",
+]
 
 MAX_SERIES_ORDER = 60
 WEIGHT_EXTENSIONS = (".npy", ".npz", ".safetensors", ".pt", ".pth", ".bin")

@@ -13,8 +13,16 @@ import sympy as sp
 
 from ..analysis.facts import Evidence
 
-__all__ = ["Verdict", "HypStatus", "HypothesisCheck", "DerivationStep", "CandidateOutcome", "Witness",
-           "Derivation", "NodeState"]
+__all__ = [
+    "CandidateOutcome",
+    "Derivation",
+    "DerivationStep",
+    "HypStatus",
+    "HypothesisCheck",
+    "NodeState",
+    "Verdict",
+    "Witness",
+]
 
 
 class Verdict(StrEnum):

@@ -15,15 +15,15 @@ from typing import Any
 import sympy as sp
 
 from ..analysis.engine import ActivationFacts, analyze, identical, linear_constant
-from ..analysis.facts import Evidence, Stage, Step, Status, proved, refuted
+from ..analysis.facts import Evidence, Stage, Status, Step, label, proved
 from ..analysis.identity import find_nonzero_point
 from ..model.activation import GatedActivation
 from ..model.block import Block, Stack
-from ..model.functions import Z, Phi
+from ..model.functions import Phi, Z
 from .derivation import HypothesisCheck, HypStatus
 from .skips import skip_invertible, skip_is_zero, skip_latex, stack_skip_product_nonzero
 
-__all__ = ["Subject", "REGISTRY", "check", "REFERENCES", "nondegeneracy"]
+__all__ = ["REFERENCES", "REGISTRY", "Subject", "check", "nondegeneracy"]
 
 #: Activations that results name exactly (Thms. 8 and 10), as expressions in z.
 REFERENCES: dict[str, tuple[str, sp.Expr]] = {
@@ -239,7 +239,7 @@ def _gate_zero(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     statement = "$g(0) = 0$" + (f" (here $g(0) = {sp.latex(v)}$)" if v is not None else "")
     if v is None:
         return _simple("gate_value_at_0_zero", HypStatus.UNKNOWN, statement, "g(0) undecided")
-    ev = proved(Stage.STRUCTURAL, Step("value at 0", sp.Eq(sp.Symbol("g(0)"), v, evaluate=False)))
+    ev = proved(Stage.STRUCTURAL, Step("value at 0", sp.Eq(label("g(0)", "g(0)"), v, evaluate=False)))
     if v.is_zero:
         return _from_evidence("gate_value_at_0_zero", statement, "g(0)", ev, {"g0": v})
     if v.is_nonzero:

@@ -18,8 +18,18 @@ import networkx as nx
 
 from ..dsl.errors import Span, SpecError
 
-__all__ = ["Hypothesis", "Conclusion", "Result", "Library", "LibraryError", "load_library", "default_library",
-           "KINDS", "SOURCES", "VERDICTS"]
+__all__ = [
+    "KINDS",
+    "SOURCES",
+    "VERDICTS",
+    "Conclusion",
+    "Hypothesis",
+    "Library",
+    "LibraryError",
+    "Result",
+    "default_library",
+    "load_library",
+]
 
 KINDS = ("theorem", "lemma", "proposition", "corollary", "definition", "open-problem")
 SOURCES = ("paper", "library")

@@ -14,7 +14,7 @@ import sympy as sp
 
 from ..analysis.budget import DEFAULT_BUDGET
 from ..model.activation import Activation, AnyActivation, GatedActivation
-from ..model.block import D, M_WIDTH, Block, Skip, Stack
+from ..model.block import M_WIDTH, Block, D, Skip, Stack
 from .derivation import (
     CandidateOutcome,
     Derivation,
@@ -28,7 +28,7 @@ from .hypotheses import Subject, check
 from .library import Library, Result, default_library
 from .skips import is_identity_like, skip_latex, target_latex, target_plain
 
-__all__ = ["prove", "classify", "Attempt", "attempts", "BIAS_FREE"]
+__all__ = ["BIAS_FREE", "Attempt", "attempts", "classify", "prove"]
 
 BIAS_FREE = "bias-free blocks (the paper's setting)"
 

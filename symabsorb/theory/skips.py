@@ -6,8 +6,17 @@ import sympy as sp
 
 from ..model.block import Block, Skip, Stack
 
-__all__ = ["skip_is_zero", "skip_invertible", "target_latex", "target_plain", "target_matrix", "skip_matrix",
-           "skip_latex", "is_identity_like", "stack_skip_product_nonzero"]
+__all__ = [
+    "is_identity_like",
+    "skip_invertible",
+    "skip_is_zero",
+    "skip_latex",
+    "skip_matrix",
+    "stack_skip_product_nonzero",
+    "target_latex",
+    "target_matrix",
+    "target_plain",
+]
 
 
 def _matrix_is_zero(m: sp.MatrixBase) -> bool | None:
@@ -87,10 +96,17 @@ def target_matrix(block: Block, c: sp.Expr) -> sp.ImmutableMatrix | None:
     return None if m is None else sp.ImmutableMatrix(-m / (2 * c))
 
 
+def _scale(skip: Skip) -> sp.Expr:
+    if skip.kind == "scaled":
+        assert skip.factor is not None
+        return skip.factor
+    return sp.Integer(1)
+
+
 def target_latex(skip: Skip, c: sp.Expr) -> str:
     """``−M/(2c)`` in LaTeX, simplified for identity and scaled skips."""
     if skip.kind in ("identity", "scaled"):
-        factor = sp.simplify(-(skip.factor if skip.kind == "scaled" else 1) / (2 * c))
+        factor = sp.simplify(-_scale(skip) / (2 * c))
         if factor == -1:
             return "-I_d"
         if factor == 1:
@@ -106,7 +122,7 @@ def target_latex(skip: Skip, c: sp.Expr) -> str:
 
 def target_plain(skip: Skip, c: sp.Expr) -> str:
     if skip.kind in ("identity", "scaled"):
-        factor = sp.simplify(-(skip.factor if skip.kind == "scaled" else 1) / (2 * c))
+        factor = sp.simplify(-_scale(skip) / (2 * c))
         if factor == -1:
             return "-I_d"
         if factor == 1:

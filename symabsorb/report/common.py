@@ -1,0 +1,117 @@
+"""Pieces every renderer shares: verdict words, citation parsing, the used part of the graph."""
+
+from __future__ import annotations
+
+import re
+
+import sympy as sp
+
+from ..analysis.engine import ActivationFacts
+from ..analysis.facts import Evidence
+from ..theory.derivation import NodeState, Verdict
+from ..theory.library import Library
+from .model import Report
+
+__all__ = [
+    "CITATION",
+    "SOURCE_COLORS",
+    "STATE_COLORS",
+    "VERDICT_TEXT",
+    "facts_rows",
+    "math_parts",
+    "node_id",
+    "split_citations",
+    "used_graph",
+]
+
+CITATION = re.compile(r"\[([A-Za-z][A-Za-z0-9_-]*)\]")
+MATH = re.compile(r"\$([^$]+)\$")
+
+VERDICT_TEXT = {
+    Verdict.IMPOSSIBLE: "impossible",
+    Verdict.CONDITIONAL: "conditional",
+    Verdict.ABSORBABLE: "absorbable",
+    Verdict.NOT_ABSORBABLE: "not absorbable",
+    Verdict.OPEN: "open",
+}
+
+#: Lean-blueprint style: the border says where a result comes from, the fill what happened to it.
+SOURCE_COLORS = {"paper": "#1f4e9c", "library": "#7a3fb0"}
+STATE_COLORS = {
+    NodeState.APPLIED: "#9be39b",
+    NodeState.APPLICABLE: "#d6f5d6",
+    NodeState.FAILED: "#f7b6b6",
+    NodeState.UNDECIDED: "#ffe29a",
+    NodeState.CITED: "#cfe2ff",
+    NodeState.NOT_TRIED: "#ffffff",
+}
+
+
+def split_citations(text: str, library: Library) -> list[tuple[str, str | None]]:
+    """``text`` cut into (piece, result id or None) so renderers can link citations."""
+    out: list[tuple[str, str | None]] = []
+    pos = 0
+    for m in CITATION.finditer(text):
+        if m.group(1) not in library.results:
+            continue
+        if m.start() > pos:
+            out.append((text[pos:m.start()], None))
+        out.append((m.group(1), m.group(1)))
+        pos = m.end()
+    if pos < len(text):
+        out.append((text[pos:], None))
+    return out
+
+
+def math_parts(text: str) -> list[tuple[str, bool]]:
+    """``text`` cut into (piece, is_math) at ``$...$``."""
+    out: list[tuple[str, bool]] = []
+    pos = 0
+    for m in MATH.finditer(text):
+        if m.start() > pos:
+            out.append((text[pos:m.start()], False))
+        out.append((m.group(1), True))
+        pos = m.end()
+    if pos < len(text):
+        out.append((text[pos:], False))
+    return out
+
+
+def node_id(rid: str) -> str:
+    return "n_" + re.sub(r"[^A-Za-z0-9]", "_", rid)
+
+
+def used_graph(report: Report) -> tuple[list[str], list[tuple[str, str]]]:
+    """The results cited, applied or tried by the report's queries, and the `uses` edges among them."""
+    states = report.node_states()
+    nodes = [rid for rid in sorted(report.library.results)
+             if rid in states or rid in report.cited()]
+    keep = set(nodes)
+    edges = [(u, v) for u, v in sorted(report.library.graph.edges) if u in keep and v in keep]
+    return nodes, edges
+
+
+def facts_rows(f: ActivationFacts) -> list[tuple[str, Evidence, str]]:
+    """(fact name, evidence, value in words) for each fact."""
+    p, z, s, h, g, po = f.parity, f.at_zero, f.series, f.homogeneity, f.growth, f.polynomial
+    rows = [
+        ("odd part c·z", p.evidence,
+         f"c = {sp.sstr(p.odd_linear_constant)}" if p.odd_linear_constant is not None else "not exactly linear"
+         if p.evidence.refuted else "undecided"),
+        ("symmetry", p.symmetry_evidence, p.symmetry or "undecided"),
+        ("differentiable at 0", z.evidence,
+         (f"σ(0) = {sp.sstr(z.value)}, " if z.value is not None else "") +
+         (f"σ'(0) = {sp.sstr(z.derivative)}" if z.derivative is not None else
+          f"left {sp.sstr(z.left_derivative)}, right {sp.sstr(z.right_derivative)}"
+          if z.left_derivative is not None else "undecided")),
+        ("analytic at 0", s.evidence, "yes" if s.analytic_at_0 else ("no" if s.analytic_at_0 is False else "undecided")),
+        ("positively homogeneous", h.evidence, f"degree {sp.sstr(h.degree)}" if h.degree is not None else
+         ("no" if h.evidence.refuted else "undecided")),
+        ("growth", g.evidence, f"{g.growth_class} (+∞: {g.plus_infinity}, −∞: {g.minus_infinity})"
+         if g.growth_class else "undecided"),
+        ("polynomial", po.evidence, "yes" if po.value else ("no" if po.evidence.refuted else "undecided")),
+    ]
+    if f.gate is not None:
+        rows.append(("gate flip g(z)+g(−z) = 2g(0)", f.gate.evidence,
+                     f"g(0) = {sp.sstr(f.gate.value_at_0)}, flip symmetric: {f.gate.flip_symmetric}"))
+    return rows

@@ -1,0 +1,52 @@
+"""JSON: the whole report as data, with a ``schema_version`` (schema: ``report.schema.json``)."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Any
+
+from .. import __version__
+from ..analysis.serialize import facts_to_dict
+from ..theory.serialize import derivation_to_dict, graph_to_dict
+from .model import QueryAnswer, Report
+
+__all__ = ["SCHEMA_VERSION", "render_json", "report_to_dict", "schema"]
+
+SCHEMA_VERSION = "1.0"
+
+
+def answer_to_dict(a: QueryAnswer) -> dict[str, Any]:
+    out: dict[str, Any] = {"query": a.query, "kind": a.kind}
+    if a.derivation is not None:
+        out["derivation"] = derivation_to_dict(a.derivation)
+    if a.facts is not None:
+        out["facts"] = facts_to_dict(a.facts)
+        out["order"] = a.order
+    return out
+
+
+def report_to_dict(report: Report) -> dict[str, Any]:
+    states = report.node_states()
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "symabsorb", "version": __version__},
+        "spec": {"path": report.spec_path, "text": report.spec_text},
+        "queries": [answer_to_dict(a) for a in report.answers],
+        "references": [{"id": rid, "label": report.library.results[rid].label,
+                        "source": report.library.results[rid].source,
+                        "citation": report.library.results[rid].citation,
+                        "statement": report.library.results[rid].statement} for rid in report.cited()],
+        "graph": graph_to_dict(report.library, states),
+    }
+
+
+def render_json(report: Report) -> str:
+    return json.dumps(report_to_dict(report), indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+
+
+def schema() -> dict[str, Any]:
+    """The JSON Schema shipped with the package."""
+    text = resources.files("symabsorb.report").joinpath("report.schema.json").read_text(encoding="utf-8")
+    result: dict[str, Any] = json.loads(text)
+    return result

@@ -1,0 +1,77 @@
+"""What a report holds: the spec, and one answer per query, still as data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..analysis.engine import ActivationFacts
+from ..model.activation import AnyActivation
+from ..theory.derivation import Derivation, NodeState
+from ..theory.library import Library
+
+__all__ = ["QueryAnswer", "Report"]
+
+
+@dataclass(frozen=True)
+class QueryAnswer:
+    """The answer to one query of a spec (or of ``classify``)."""
+
+    query: str
+    kind: str  # "absorb" | "classify" | "series" | "parity" | "facts"
+    derivation: Derivation | None = None
+    facts: ActivationFacts | None = None
+    activation: AnyActivation | None = None
+    order: int | None = None
+
+    @property
+    def anchor(self) -> str:
+        return "q-" + "".join(ch if ch.isalnum() else "-" for ch in self.query).strip("-").lower()
+
+
+@dataclass(frozen=True)
+class Report:
+    title: str
+    spec_path: str
+    spec_text: str
+    answers: tuple[QueryAnswer, ...]
+    library: Library = field(compare=False, repr=False)
+
+    def cited(self) -> list[str]:
+        """Every result cited by some derivation, in library order."""
+        ids: dict[str, None] = {}
+        for a in self.answers:
+            if a.derivation is not None:
+                for s in a.derivation.steps:
+                    for rid in s.cites:
+                        ids[rid] = None
+                for rid in a.derivation.cited:
+                    ids[rid] = None
+        return [rid for rid in sorted(self.library.results) if rid in ids]
+
+    def node_states(self) -> dict[str, NodeState]:
+        """Per result, the most significant state it reached over all queries."""
+        rank = [NodeState.NOT_TRIED, NodeState.CITED, NodeState.UNDECIDED, NodeState.FAILED, NodeState.APPLICABLE,
+                NodeState.APPLIED]
+        states: dict[str, NodeState] = {}
+        for a in self.answers:
+            if a.derivation is None:
+                continue
+            for rid, st in a.derivation.node_states().items():
+                if rank.index(st) > rank.index(states.get(rid, NodeState.NOT_TRIED)):
+                    states[rid] = st
+        return states
+
+    def _repr_markdown_(self) -> str:
+        from .markdown import render_markdown
+
+        return render_markdown(self)
+
+    def _repr_html_(self) -> str:
+        from .html import render_html
+
+        return render_html(self)
+
+    def _repr_latex_(self) -> str:
+        from .latex import render_latex
+
+        return render_latex(self, fragment=True)

@@ -1,0 +1,66 @@
+"""Derivations and the lemma graph as plain data (JSON of ``classify``, ``prove``, ``graph``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sympy as sp
+
+from ..analysis.serialize import evidence_to_dict, expr_text
+from .derivation import Derivation, NodeState
+from .library import Library
+
+__all__ = ["derivation_to_dict", "graph_to_dict"]
+
+
+def derivation_to_dict(d: Derivation) -> dict[str, Any]:
+    return {
+        "query": d.query,
+        "target": d.target,
+        "target_kind": d.target_kind,
+        "activation": d.activation,
+        "expression": expr_text(d.activation_expr),
+        "gated": d.gated,
+        "verdict": d.verdict.value,
+        "scope": d.scope,
+        "decided_by": d.decided_by,
+        "source": d.source,
+        "condition": d.condition_plain,
+        "condition_latex": d.condition,
+        "condition_constant": expr_text(d.condition_constant),
+        "sufficient": d.sufficient,
+        "necessary": d.necessary,
+        "assumptions": list(d.assumptions),
+        "steps": [{"text": s.text, "kind": s.kind, "cites": list(s.cites),
+                   "evidence": [{"fact": label, **evidence_to_dict(ev)} for label, ev in s.evidence]}
+                  for s in d.steps],
+        "candidates": [{"id": c.id, "status": c.state.value, "reason": c.reason} for c in d.candidates],
+        "cited": list(d.cited),
+        "witness": None if d.witness is None else {
+            "index_set": list(d.witness.index_set),
+            "verified": d.witness.verified,
+            "W_up": _matrix(d.witness.w_up), "W_down": _matrix(d.witness.w_down),
+            "W_gate": _matrix(d.witness.w_gate)},
+        "notes": list(d.notes),
+    }
+
+
+def _matrix(m: Any) -> list[list[str]] | None:
+    if m is None:
+        return None
+    if isinstance(m, sp.MatrixBase):
+        return [[sp.sstr(x) for x in m.row(i)] for i in range(m.rows)]
+    return [[repr(float(x)) for x in row] for row in m]
+
+
+def graph_to_dict(library: Library, states: dict[str, NodeState] | None = None) -> dict[str, Any]:
+    states = states or {}
+    nodes = []
+    for rid in sorted(library.results):
+        r = library.results[rid]
+        nodes.append({"id": r.id, "label": r.label, "title": r.title, "kind": r.kind, "source": r.source,
+                      "citation": r.citation, "role": r.role, "verdict": r.conclusion.verdict,
+                      "hypotheses": [h.name for h in r.hypotheses],
+                      "state": states.get(rid, NodeState.NOT_TRIED).value})
+    edges = [{"from": u, "to": v} for u, v in sorted(library.graph.edges)]
+    return {"nodes": nodes, "edges": edges}
