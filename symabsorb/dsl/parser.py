@@ -63,9 +63,22 @@ def _describe_expected(expected: set[str]) -> str:
         words.append("a block field (`activation:`, `dim:`, `width:`, `skip:`, `W_up:`, ...)")
         expected = expected - field_terms
     words.extend(sorted(_describe(t) for t in expected))
-    if len(words) > 6:
-        words = [*words[:6], "..."]
+    if len(words) > 10:
+        words = [*words[:10], "..."]
     return ", ".join(words[:-1]) + (" or " if len(words) > 1 else "") + words[-1] if words else "nothing"
+
+
+def _acceptable(err: UnexpectedToken) -> set[str]:
+    """The terminals the parser would really accept here. LALR state merging makes
+    ``err.expected`` too broad (it lists every follower of an expression), so ask the
+    interactive parser, which tries each terminal."""
+    parser = getattr(err, "interactive_parser", None)
+    if parser is not None:
+        try:
+            return {str(t) for t in parser.accepts()}
+        except Exception:  # noqa: BLE001 - fall back to the coarse set
+            pass
+    return {str(t) for t in err.expected}
 
 
 def _token_words(tok: Token) -> str:
@@ -83,8 +96,7 @@ def _syntax_error(err: UnexpectedInput, text: str, file: str) -> SpecSyntaxError
         ch = text[pos] if pos < len(text) else ""
         span = Span(file, line, col, line, col + 1)
         found = f"`{ch}`"
-        allowed = {str(t) for t in (err.allowed or ())}
-        expected = _describe_expected(allowed) if allowed else "a name, a number, an operator or a keyword"
+        expected = "a name, a number, an operator (`+ - * / ^`), a bracket or a keyword"
         if ch == '"':
             hint = "strings are written on one line between double quotes"
         elif ch in "%&|!=@$~'":
@@ -105,7 +117,7 @@ def _syntax_error(err: UnexpectedInput, text: str, file: str) -> SpecSyntaxError
                                _describe_expected(exp), hint)
     assert isinstance(err, UnexpectedToken)
     tok = err.token
-    exp = {str(t) for t in err.expected}
+    exp = _acceptable(err)
     if tok.type == "$END":
         line = len(lines)
         col = len(lines[-1]) + 1

@@ -135,6 +135,10 @@ class _ExprBuilder:
                     raise SpecValueError("division by zero", node.right.span, f"`{format_expr(node.right)}`",
                                          "a nonzero divisor", "check the constants of this expression")
                 return left / right
+            if right.is_Number and left.is_Number and abs(right) > 4096:
+                raise SpecValueError("exponent too large", node.right.span, f"`{format_expr(node.right)}`",
+                                     "an exponent of at most 4096 between numbers",
+                                     "such a power would take a very long time to compute exactly")
             if left.is_zero and right.is_negative:
                 raise SpecValueError("zero raised to a negative power", node.span, f"`{format_expr(node)}`",
                                      "a finite value", "this is a division by zero")
@@ -346,8 +350,11 @@ def _matrix(m: s.Matrix, scope: Scope, what: str, rational: bool) -> sp.Immutabl
     rows = []
     for i, row in enumerate(m.rows):
         if len(row) != width:
-            raise SpecShapeError(f"row {i + 1} of {what} has {len(row)} entries, row 1 has {width}", m.span,
-                                 f"{len(row)} entries", f"{width} entries, like row 1",
+            def entries(n: int) -> str:
+                return f"{n} entr{'y' if n == 1 else 'ies'}"
+
+            raise SpecShapeError(f"row {i + 1} of {what} has {entries(len(row))}, row 1 has {entries(width)}", m.span,
+                                 entries(len(row)), f"{entries(width)}, like row 1",
                                  "every row of a matrix has the same length")
         values = []
         for entry in row:
@@ -480,7 +487,7 @@ def _skip(node: s.Skip | None, d: s.BlockDef, dim: int | sp.Expr, scope: Scope) 
     mix = _matrix(node.mix, scope, "the mixing matrix", False)
     if mix.shape != (n, n):
         raise _shape_error("the mixing matrix", mix.shape, (n, n), node.mix.span,
-                           f"hyper(n: {n}, ...) mixes {n} streams with an {n} x {n} matrix")
+                           f"hyper(n: {n}, ...) mixes {n} streams with a {n} x {n} matrix")
     return Skip("hyper", matrix=mix, n=n, span=node.span)
 
 

@@ -32,7 +32,16 @@ def _summary(report: Report) -> list[tuple[str, str, str, str]]:
         d = a.derivation
         if d is not None:
             label = report.library.results[d.decided_by].label if d.decided_by else "—"
-            detail = _plain_math(d.condition_plain or "") or (d.steps[-1].text if d.steps else "")
+            if d.condition_plain:
+                detail = f"{d.condition_plain} (sufficient: {d.sufficient}; necessary: {d.necessary})"
+            elif d.verdict is Verdict.OPEN:
+                undecided = [c for c in d.candidates if c.state.value == "hypothesis undecided"]
+                detail = "no result applies" + (f"; undecided: {undecided[0].id} ({undecided[0].reason})"
+                                                  if undecided else "")
+            else:
+                detail = f"{VERDICT_TEXT[d.verdict]} for {d.scope}"
+            if d.witness is not None:
+                detail += f"; witness S = {{{', '.join(map(str, d.witness.index_set))}}}"
             rows.append((a.query, VERDICT_TEXT[d.verdict], label, _plain_math(detail)))
         elif a.facts is not None:
             first = "; ".join(f"{n}: {v}" for n, _, v in facts_rows(a.facts)[:3])
@@ -44,6 +53,7 @@ def render_terminal(report: Report, width: int = 110, color: bool = True) -> str
     rows = _summary(report)
     try:
         from rich.console import Console
+        from rich.markup import escape
         from rich.table import Table
     except ImportError:
         out = [report.title, ""]
@@ -58,6 +68,6 @@ def render_terminal(report: Report, width: int = 110, color: bool = True) -> str
         table.add_column(col, overflow="fold")
     for a, (q, v, by, detail) in zip(report.answers, rows, strict=True):
         style = VERDICT_STYLE.get(a.derivation.verdict) if a.derivation else "bold"
-        table.add_row(q, f"[{style}]{v}[/]", by, detail)
+        table.add_row(escape(q), f"[{style}]{escape(v)}[/]", escape(by), escape(detail))
     console.print(table)
     return buf.getvalue()

@@ -1,0 +1,35 @@
+# symabsorb: `make demo` proves the paper example, `make test` runs every check.
+# Both create a local virtual environment in .venv on first use.
+
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test install extras lint bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+## Optional accelerators and integrations (python-flint, numpy, scipy, safetensors, rich, matplotlib, torch)
+extras: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,all]' torch==2.13.0
+
+demo: $(STAMP)
+	$(BIN)/symabsorb prove examples/paper.absorb -o report.md
+
+test: $(STAMP)
+	$(BIN)/ruff check symabsorb tests benchmarks
+	$(BIN)/mypy
+	$(BIN)/pytest -q
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis report.md

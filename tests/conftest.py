@@ -1,0 +1,51 @@
+"""Shared fixtures. Tests that need an optional extra are skipped (with the reason) when it is
+missing, except under SYMABSORB_REQUIRE_EXTRAS=1 (set by .ci/run), where a missing extra fails."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import shutil
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--update-goldens", action="store_true", help="rewrite golden files from current output")
+
+
+@pytest.fixture
+def update_goldens(request: pytest.FixtureRequest) -> bool:
+    return bool(request.config.getoption("--update-goldens"))
+
+
+def _strict() -> bool:
+    return os.environ.get("SYMABSORB_REQUIRE_EXTRAS") == "1"
+
+
+def require_module(name: str, extra: str) -> ModuleType:
+    """Import ``name`` or skip (fail under SYMABSORB_REQUIRE_EXTRAS=1)."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        message = f"needs the optional package `{name}` (pip install 'symabsorb[{extra}]')"
+        if _strict():
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+def require_program(name: str, package: str) -> str:
+    """The path of an executable, or skip (fail under SYMABSORB_REQUIRE_EXTRAS=1)."""
+    path = shutil.which(name)
+    if path is None:
+        message = f"needs the program `{name}` (Debian package {package})"
+        if _strict():
+            pytest.fail(message)
+        pytest.skip(message)
+    return path

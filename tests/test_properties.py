@@ -1,0 +1,88 @@
+"""Property tests of the language: nothing a user types crashes symabsorb.
+
+Any text generated from the grammar itself, and any random text, either parses (and resolves)
+or raises the project's own error type with a position. Formatting is idempotent and parsing
+the formatted text gives an equal spec.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.lark import from_lark
+
+from symabsorb.dsl.errors import SpecError
+from symabsorb.dsl.formatter import format_module
+from symabsorb.dsl.parser import get_parser, parse_text
+from symabsorb.model.resolve import resolve_text
+
+SETTINGS = settings(max_examples=2000, deadline=None, suppress_health_check=list(HealthCheck))
+
+_NAMES = st.sampled_from(["z", "x", "relu", "gelu", "silu", "swiglu", "b", "c", "d", "alpha", "tanh", "max", "f", "L"])
+GRAMMAR_TEXT = from_lark(get_parser(), start="start", explicit={
+    "NAME": _NAMES,
+    "WS": st.just(" "),
+    "COMMENT": st.just("# c\n"),
+    "STRING": st.sampled_from(['"a.absorb"', '"w.npz"', '"enc.0"']),
+    "INT": st.sampled_from(["0", "1", "2", "3", "12"]),
+    "DECIMAL": st.sampled_from(["0.5", "1.25", "2e3", ".5"]),
+    "CMPOP": st.sampled_from(["<", "<=", ">", ">="]),
+    "CARET": st.sampled_from(["^", "**"]),
+    "BOOL": st.sampled_from(["true", "false"]),
+})
+
+
+def _check_total(text: str) -> None:
+    try:
+        resolve_text(text, "gen.absorb")
+    except SpecError as err:
+        assert err.span is not None, f"error without a position: {err.summary!r}"
+        assert err.span.line >= 1 and err.span.column >= 1
+        str(err)  # rendering never fails
+
+
+@SETTINGS
+@given(GRAMMAR_TEXT)
+def test_grammar_generated_text_parses_or_fails_cleanly(text: str) -> None:
+    _check_total(text)
+
+
+@SETTINGS
+@given(st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=80))
+def test_random_text_parses_or_fails_cleanly(text: str) -> None:
+    _check_total(text)
+
+
+_ALPHABET = "abcdefgz()[]{}+-*/^=<>:;,. \n0123456789#\"" + "activation block gated stack absorb if then else"
+
+
+@SETTINGS
+@given(st.text(alphabet=_ALPHABET, max_size=120))
+def test_near_miss_text_parses_or_fails_cleanly(text: str) -> None:
+    _check_total(text)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(GRAMMAR_TEXT)
+def test_format_round_trip(text: str) -> None:
+    try:
+        module = parse_text(text, "gen.absorb")
+    except SpecError:
+        return
+    formatted = format_module(module)
+    again = parse_text(formatted, "gen.absorb")
+    assert again.statements == module.statements
+    assert format_module(again) == formatted
+
+
+@pytest.mark.parametrize("text", [
+    "activation f(z) = -z^2 - (a - b) - c/(d*e) + 2^-1",
+    "activation f(z; a = 1/2, b > 0) = if z > 0 and z < 1 or z >= 3 then a*z else if z < -1 then 0 else b",
+    "gated g gate (u) = u/(1 + exp(-u))",
+    "block b { activation: leaky_relu(alpha = 1/5) dim: d width: 4*d skip: hyper(n: 2, mix: [[1, 0], [0, 1]]) }",
+    "stack s = b ^ L\nstack t = [b, c]\nseries gelu order 4\nclassify x(y = 1)",
+])
+def test_format_round_trip_examples(text: str) -> None:
+    module = parse_text(text)
+    assert parse_text(format_module(module)).statements == module.statements
