@@ -40,7 +40,7 @@ def grammar_text() -> str:
 @functools.cache
 def get_parser() -> Lark:
     return Lark(grammar_text(), parser="lalr", lexer="contextual", propagate_positions=True,
-                maybe_placeholders=True, start=["start", "expr"], cache=False)
+                maybe_placeholders=True, start=["start", "expr", "act_ref"], cache=False)
 
 
 def _describe(terminal: str) -> str:
@@ -409,6 +409,12 @@ def _run(text: str, file: str, start: str) -> Any:
 def parse_text(text: str, file: str = "<string>") -> s.Module:
     """Parse one file's text (imports are not followed here; see :func:`load_module`)."""
     return s.Module(file, _run(text, file, "start"), text)
+
+
+def parse_act_ref(text: str, file: str = "<expression>") -> s.ActRef:
+    """Parse an activation reference with parameters, ``leaky_relu(alpha = 1/5)``."""
+    result: s.ActRef = _run(text, file, "act_ref")
+    return result
 
 
 def parse_expression(text: str, file: str = "<expression>") -> s.Expr:

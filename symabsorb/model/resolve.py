@@ -17,7 +17,7 @@ from ..dsl import syntax as s
 from ..dsl.errors import Span, SpecError, SpecNameError, SpecShapeError, SpecValueError, did_you_mean
 from ..dsl.formatter import format_act_ref, format_expr, format_statement
 from ..dsl.loader import load_modules
-from ..dsl.parser import parse_expression, parse_text
+from ..dsl.parser import parse_act_ref, parse_expression, parse_text
 from .activation import Activation, AnyActivation, GatedActivation, Parameter
 from .block import L_DEPTH, M_WIDTH, Block, D, ResolvedSpec, Skip, SpecQuery, Stack
 from .catalog import CATALOG, catalog_source
@@ -632,8 +632,16 @@ def activation_from_text(text: str, gated: bool = False) -> AnyActivation:
     A bare name (``gelu``, ``swiglu``) refers to a built-in activation; otherwise the expression's
     variable is ``z``, or its only free name. With ``gated``, the expression is the gate ``g``.
     """
-    node = parse_expression(text)
     scope = catalog_scope()
+    try:
+        node = parse_expression(text)
+    except SpecError as first:
+        try:
+            ref = parse_act_ref(text)
+        except SpecError:
+            raise first from None
+        act = _activation_ref(ref, scope)
+        return _gate_wrap(act, gated)
     try:
         if isinstance(node, s.Name) and scope.lookup(node.id) is not None:
             act = _activation_ref(s.ActRef(node.id, (), node.span), scope)
@@ -643,9 +651,11 @@ def activation_from_text(text: str, gated: bool = False) -> AnyActivation:
             act = Activation(text.strip(), body, (), f"activation f({var}) = {format_expr(node)}", node.span)
     except SpecError as err:
         raise err.with_source(text) from None
-    if gated:
-        if isinstance(act, GatedActivation):
-            return act
+    return _gate_wrap(act, gated)
+
+
+def _gate_wrap(act: AnyActivation, gated: bool) -> AnyActivation:
+    if gated and not isinstance(act, GatedActivation):
         return GatedActivation(f"gated({act.name})", act, act.source, act.span)
     return act
 
