@@ -234,6 +234,8 @@ def _unit_homogeneous(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
 
 @hypothesis("gate_value_at_0_zero")
 def _gate_zero(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    if not s.the_block.gated:
+        return _simple("gate_value_at_0_zero", HypStatus.REFUTED, "$g(0) = 0$", "the block is ungated")
     f = s.facts()
     v = f.at_zero.value
     statement = "$g(0) = 0$" + (f" (here $g(0) = {sp.latex(v)}$)" if v is not None else "")
@@ -267,6 +269,9 @@ def _differentiable(name: str, s: Subject, what: str) -> HypothesisCheck:
 
 @hypothesis("gate_differentiable_at_0")
 def _gate_diff(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    if not s.the_block.gated:
+        return _simple("gate_differentiable_at_0", HypStatus.REFUTED, "$g$ is differentiable at $0$",
+                       "the block is ungated")
     return _differentiable("gate_differentiable_at_0", s, "g")
 
 
@@ -351,7 +356,8 @@ def _odd_linear(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
 @hypothesis("gate_flip")
 def _gate_flip(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     gate = s.facts().gate
-    assert gate is not None
+    if gate is None:
+        return _simple("gate_flip", HypStatus.REFUTED, "$g(z) + g(-z) = 2g(0) \\ne 0$", "the block is ungated")
     g0 = gate.value_at_0
     statement = "$g(z) + g(-z) = 2g(0)$ with $g(0) \\ne 0$" + (f" (here $g(0) = {sp.latex(g0)}$)" if g0 is not None
                                                               else "")

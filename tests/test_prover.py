@@ -1,0 +1,172 @@
+"""The prover: the paper's table exactly, and symabsorb's own reach beyond it."""
+
+from __future__ import annotations
+
+import io
+import json
+from contextlib import redirect_stdout
+
+import pytest
+
+from conftest import EXAMPLES
+from symabsorb.cli import main
+from symabsorb.model import CATALOG, activation_from_text, load_spec
+from symabsorb.theory.derivation import Verdict
+from symabsorb.theory.hypotheses import Subject
+from symabsorb.theory.library import default_library
+from symabsorb.theory.prover import attempts, classify, prove
+
+
+def run_json(*argv: str) -> dict:
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(list(argv)) in (0, 1)
+    return json.loads(out.getvalue())
+
+
+def classified(expr: str, gated: bool = False) -> dict:
+    return run_json("classify", expr, "--json", *(["--gated"] if gated else []))
+
+
+def test_paper_table() -> None:
+    data = run_json("prove", str(EXAMPLES / "paper.absorb"), "--format", "json")
+    got = {q["query"]: (q["derivation"]["verdict"], q["derivation"]["decided_by"], q["derivation"]["condition"])
+           for q in data["queries"]}
+    assert got["absorb relu2_mlp"] == ("impossible", "prop5", None)
+    assert got["absorb reglu_mlp"] == ("impossible", "prop5", None)
+    assert got["absorb swiglu_mlp"] == ("impossible", "prop6", None)
+    assert got["absorb geglu_mlp"] == ("impossible", "prop6", None)
+    assert got["absorb relu_mlp"] == ("conditional", "thm8", "W_down[:,S] W_up[S,:] = -I_d")
+    assert got["absorb gelu_mlp"] == ("conditional", "thm10", "W_down[:,S] W_up[S,:] = -I_d")
+    assert got["absorb relu_skew"] == ("conditional", "thm8", "W_down[:,S] W_up[S,:] = [[-2, -1], [0, -1]]")
+    assert got["absorb gelu_hyper"][:2] == ("conditional", "thm10")
+    for deep in ("relu2_deep", "reglu_deep", "swiglu_deep", "geglu_deep"):
+        assert got[f"absorb {deep}"][:2] == ("impossible", "cor7")
+    assert got["absorb relu_deep"][:2] == ("open", "open-deep")
+    assert got["absorb gelu_deep"][:2] == ("open", "open-deep")
+    assert got["absorb gelu_once"][:2] == ("conditional", "thm10")
+    by_query = {q["query"]: q["derivation"] for q in data["queries"]}
+    # Lemma 4 is cited for the invertible and Hyper-Connection skips, Cor. 7's hypotheses are shown
+    for name in ("relu_skew", "gelu_hyper"):
+        assert "lemma4" in by_query[f"absorb {name}"]["cited"]
+        assert any("lemma4" in s["cites"] for s in by_query[f"absorb {name}"]["steps"])
+    cor7 = by_query["absorb swiglu_deep"]
+    assert any(s["kind"] == "hypothesis" and "Prop. 6" in s["text"] for s in cor7["steps"])
+    assert by_query["absorb relu_mlp"]["necessary"] == "proved"
+    assert "d ≥ 2" in by_query["absorb relu_mlp"]["assumptions"]
+
+
+@pytest.mark.parametrize("expr", ["tanh", "sigmoid", "softsign", "relu6"])
+def test_bounded_is_impossible_by_growth(expr: str) -> None:
+    d = classified(expr)
+    assert (d["verdict"], d["decided_by"], d["source"]) == ("impossible", "L-growth", "library")
+
+
+@pytest.mark.parametrize("expr", ["abs(z)", "z*erf(z)"])
+def test_even_is_impossible_by_parity(expr: str) -> None:
+    d = classified(expr)
+    assert (d["verdict"], d["decided_by"]) == ("impossible", "L-parity")
+
+
+def test_tanhshrink_by_jacobian() -> None:
+    assert classified("tanhshrink")["decided_by"] == "L-jacobian"
+
+
+@pytest.mark.parametrize("expr, condition, constant", [
+    ("silu", "W_down[:,S] W_up[S,:] = -I_d", "1/2"),
+    ("softplus", "W_down[:,S] W_up[S,:] = -I_d", "1/2"),
+    ("hardswish", "W_down[:,S] W_up[S,:] = -I_d", "1/2"),
+    ("leaky_relu", "W_down[:,S] W_up[S,:] = -100/101*I_d", "101/200"),
+    ("max(z, 0.01*z)", "W_down[:,S] W_up[S,:] = -100/101*I_d", "101/200"),
+])
+def test_odd_linear_conditional(expr: str, condition: str, constant: str) -> None:
+    d = classified(expr)
+    assert d["verdict"] == "conditional" and d["decided_by"] == "L-odd-linear"
+    assert d["condition"] == condition and d["condition_constant"] == constant
+    assert (d["sufficient"], d["necessary"]) == ("proved", "conjectured")
+
+
+@pytest.mark.parametrize("expr, result", [("relu", "thm8"), ("gelu", "thm10"), ("max(0, z)", "thm8"),
+                                          ("(z + abs(z))/2", "thm8"), ("z*Phi(z)", "thm10")])
+def test_relu_gelu_criterion_by_function_not_name(expr: str, result: str) -> None:
+    d = classified(expr)
+    assert d["verdict"] == "conditional" and d["decided_by"] == result and d["source"] == "paper"
+    assert d["necessary"] == "proved"
+    assert any("nondegenerate" in a for a in d["assumptions"])
+
+
+def test_identity_is_absorbable() -> None:
+    d = classified("identity")
+    assert (d["verdict"], d["decided_by"]) == ("absorbable", "L-linear")
+    assert "m ≥ d" in d["assumptions"]
+
+
+@pytest.mark.parametrize("expr", ["mish", "elu", "selu"])
+def test_open_with_reasons(expr: str) -> None:
+    d = classified(expr)
+    assert d["verdict"] == "open" and d["decided_by"] is None
+    assert len(d["candidates"]) >= 10
+    assert all(c["reason"] for c in d["candidates"])
+
+
+def test_glu_is_conditional_by_gate_flip() -> None:
+    d = classified("sigmoid", gated=True)
+    assert (d["verdict"], d["decided_by"]) == ("conditional", "L-gate-flip")
+    assert d["condition"] == "W_down[:,S] W_up[S,:] = -I_d"
+    assert classified("glu")["verdict"] == "conditional"
+
+
+def test_gated_units() -> None:
+    assert classified("swiglu")["decided_by"] == "prop6"
+    assert classified("geglu")["decided_by"] == "prop6"
+    assert classified("reglu")["decided_by"] == "prop5"
+    assert classified("silu", gated=True)["verdict"] == "impossible"
+
+
+def test_singular_nonzero_skip_is_not_thm8() -> None:
+    spec = load_spec(EXAMPLES / "paper.absorb")
+    from dataclasses import replace
+
+    from sympy import ImmutableMatrix
+
+    from symabsorb.model.block import Skip
+
+    block = next(b for b in spec.blocks if b.name == "relu_skew")
+    singular = replace(block, skip=Skip("matrix", matrix=ImmutableMatrix([[1, 1], [1, 1]])))
+    d = prove(singular)
+    assert d.verdict is Verdict.CONDITIONAL and d.decided_by == "L-odd-linear"
+    assert d.necessary == "conjectured"
+
+
+def test_no_skip_is_trivially_absorbable() -> None:
+    spec = load_spec(EXAMPLES / "paper.absorb")
+    from dataclasses import replace
+
+    from symabsorb.model.block import Skip
+
+    block = replace(spec.blocks[0], skip=Skip("none"))
+    d = prove(block)
+    assert d.verdict is Verdict.ABSORBABLE and d.decided_by == "trivial-no-skip"
+
+
+def test_never_both_impossible_and_absorbable() -> None:
+    """The graph never derives opposite verdicts: check every candidate, not just the first."""
+    library = default_library()
+    for name in CATALOG:
+        act = activation_from_text(name)
+        d = classify(act)
+        from symabsorb.model.block import D, M_WIDTH, Block, Skip
+
+        subject = Subject(block=Block(name, act, D, M_WIDTH, Skip("identity")))
+        holding = {a.result.conclusion.verdict for a in attempts(subject, library, stop_at_failure=False) if a.holds}
+        assert not ({"impossible"} <= holding and holding & {"conditional", "absorbable"}), (name, holding)
+        assert d.verdict.value in holding or d.verdict is Verdict.OPEN
+
+
+def test_catalog_command() -> None:
+    rows = run_json("catalog", "--json")
+    assert len(rows) == len(CATALOG)
+    by_name = {r["activation"]: r for r in rows}
+    assert by_name["relu2"]["verdict"] == "impossible" and by_name["relu2"]["source"] == "paper"
+    assert by_name["tanh"]["verdict"] == "impossible" and by_name["tanh"]["source"] == "library"
+    assert by_name["mish"]["verdict"] == "open"
