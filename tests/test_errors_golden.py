@@ -11,10 +11,9 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
+from conftest import GOLDEN
 
 from symabsorb.cli import main
-
-from conftest import GOLDEN
 
 CASES = sorted(p for p in (GOLDEN / "errors").glob("*.absorb") if not p.name.startswith("_"))
 

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 import sympy as sp
-
 from conftest import EXAMPLES, ROOT
+
 from symabsorb.dsl.errors import SpecError, SpecImportError, SpecNameError
 from symabsorb.dsl.formatter import format_module
 from symabsorb.dsl.parser import parse_text
 from symabsorb.model import GatedActivation, Z, activation_from_text, load_spec, resolve_text
-from symabsorb.model.block import D, L_DEPTH
+from symabsorb.model.block import L_DEPTH, D
 
 
 def test_grammar_comes_from_the_installed_package() -> None:

@@ -7,8 +7,8 @@ import json
 from contextlib import redirect_stdout
 
 import pytest
-
 from conftest import EXAMPLES
+
 from symabsorb.cli import main
 from symabsorb.model import CATALOG, activation_from_text, load_spec
 from symabsorb.theory.derivation import Verdict
@@ -155,7 +155,7 @@ def test_never_both_impossible_and_absorbable() -> None:
     for name in CATALOG:
         act = activation_from_text(name)
         d = classify(act)
-        from symabsorb.model.block import D, M_WIDTH, Block, Skip
+        from symabsorb.model.block import M_WIDTH, Block, D, Skip
 
         subject = Subject(block=Block(name, act, D, M_WIDTH, Skip("identity")))
         holding = {a.result.conclusion.verdict for a in attempts(subject, library, stop_at_failure=False) if a.holds}

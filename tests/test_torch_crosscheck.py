@@ -7,8 +7,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-
 from conftest import require_module
+
 from symabsorb.analysis.numeric import evaluate
 from symabsorb.model import CATALOG, activation_from_text
 

@@ -95,7 +95,7 @@ class MarkdownRenderer:
         if node.witness is not None:
             w = node.witness
             lines += ["", f"**Witness:** flip the units $S = \\{{{', '.join(str(j) for j in w.index_set)}\\}}$ — "
-                      f"{w.verified}."]
+                      f"{self.cite(w.verified)}."]
         tried = [c for c in node.candidates if c.state is not NodeState.APPLIED]
         if tried:
             lines += ["", "<details><summary>Other candidate results</summary>", "", "| result | state | reason |",
