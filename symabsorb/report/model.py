@@ -37,7 +37,7 @@ class Report:
     library: Library = field(compare=False, repr=False)
 
     def cited(self) -> list[str]:
-        """Every result cited by some derivation, in library order."""
+        """Every result a derivation cites or lists as a candidate, in library order."""
         ids: dict[str, None] = {}
         for a in self.answers:
             if a.derivation is not None:
@@ -46,6 +46,8 @@ class Report:
                         ids[rid] = None
                 for rid in a.derivation.cited:
                     ids[rid] = None
+                for c in a.derivation.candidates:
+                    ids[c.id] = None
         return [rid for rid in sorted(self.library.results) if rid in ids]
 
     def node_states(self) -> dict[str, NodeState]:
