@@ -186,8 +186,8 @@ def format_statement(stmt: s.Statement) -> str:
     return _stmt(stmt)
 
 
-def _comments(text: str) -> list[tuple[int, str]]:
-    """(line, comment) for every ``#`` comment outside a string literal."""
+def _comments(text: str) -> list[tuple[tuple[int, int], str]]:
+    """((line, column), comment) for every ``#`` comment outside a string literal."""
     found = []
     for number, line in enumerate(text.splitlines(), start=1):
         in_string = False
@@ -195,7 +195,7 @@ def _comments(text: str) -> list[tuple[int, str]]:
             if ch == '"':
                 in_string = not in_string
             elif ch == "#" and not in_string:
-                found.append((number, line[i:].rstrip()))
+                found.append(((number, i + 1), line[i:].rstrip()))
                 break
     return found
 
@@ -206,9 +206,9 @@ def format_module(module: s.Module) -> str:
     out: list[str] = []
     previous: type | None = None
     for stmt in module.statements:
-        end = stmt.span.end_line if stmt.span else 0
-        leading = [c for line, c in comments if stmt.span and line <= end]
-        comments = [(line, c) for line, c in comments if not (stmt.span and line <= end)]
+        end = (stmt.span.end_line, stmt.span.end_column) if stmt.span else (0, 0)
+        leading = [c for pos, c in comments if pos < end]
+        comments = [(pos, c) for pos, c in comments if not pos < end]
         kind = type(stmt)
         if out and (kind is not previous or kind is s.BlockDef or leading):
             out.append("")
