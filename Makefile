@@ -26,7 +26,7 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check symabsorb tests benchmarks
 	$(BIN)/mypy
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n 2 --dist loadfile
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py

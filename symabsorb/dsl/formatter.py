@@ -63,7 +63,8 @@ def _(node: s.Binary) -> tuple[str, int]:
 
 @_expr.register
 def _(node: s.IfExpr) -> tuple[str, int]:
-    return f"if {_cond(node.cond)} then {format_expr(node.then)} else {format_expr(node.orelse)}", _IF
+    then, prec = _expr(node.then)
+    return f"if {_cond(node.cond)} then {_wrap(then, prec, _SUM)} else {format_expr(node.orelse)}", _IF
 
 
 def _cond(node: s.Compare | s.BoolOp) -> str:

@@ -163,6 +163,15 @@ def _span(file: str, meta: Any) -> Span | None:
     return Span(file, meta.line, meta.column, meta.end_line, meta.end_column)
 
 
+def _join(file: str, first: Any, last: Any) -> Span | None:
+    """The span from the start of ``first`` to the end of ``last`` (tokens or syntax nodes)."""
+    a = _tspan(file, first) if isinstance(first, Token) else first.span
+    b = _tspan(file, last) if isinstance(last, Token) else last.span
+    if a is None or b is None:
+        return a or b
+    return Span(file, a.line, a.column, b.end_line, b.end_column)
+
+
 def _tspan(file: str, tok: Token) -> Span:
     line = tok.line or 1
     col = tok.column or 1
@@ -210,38 +219,40 @@ class _ToSyntax(Transformer[Token, Any]):
     def atom(self, meta: Any, c: list[Any]) -> Any:  # "( expr )"
         return c[1]
 
-    def _binary(self, op: str, meta: Any, c: list[Any]) -> s.Binary:
-        return s.Binary(op, c[0], c[2], self.sp(meta))
+    def _fold(self, meta: Any, c: list[Any], make: Any) -> Any:
+        """``x op y op z`` as a left-leaning tree; a chain of one element is that element."""
+        result = c[0]
+        for i in range(1, len(c), 2):
+            right = c[i + 1]
+            span = _join(self.file, result, right)
+            result = make(str(c[i]), result, right, span)
+        return result
 
-    def add(self, meta: Any, c: list[Any]) -> s.Binary:
-        return self._binary("+", meta, c)
+    def sum_chain(self, meta: Any, c: list[Any]) -> Any:
+        return self._fold(meta, c, s.Binary)
 
-    def sub(self, meta: Any, c: list[Any]) -> s.Binary:
-        return self._binary("-", meta, c)
+    def product_chain(self, meta: Any, c: list[Any]) -> Any:
+        return self._fold(meta, c, s.Binary)
 
-    def mul(self, meta: Any, c: list[Any]) -> s.Binary:
-        return self._binary("*", meta, c)
+    def or_chain(self, meta: Any, c: list[Any]) -> Any:
+        return self._fold(meta, c, s.BoolOp)
 
-    def div(self, meta: Any, c: list[Any]) -> s.Binary:
-        return self._binary("/", meta, c)
+    def and_chain(self, meta: Any, c: list[Any]) -> Any:
+        return self._fold(meta, c, s.BoolOp)
 
-    def pow(self, meta: Any, c: list[Any]) -> s.Binary:
-        return self._binary("^", meta, c)
+    def signed(self, meta: Any, c: list[Any]) -> Any:
+        result = c[-1]
+        for tok in reversed(c[:-1]):
+            result = s.Unary(str(tok), result, _join(self.file, tok, result))
+        return result
 
-    def neg(self, meta: Any, c: list[Any]) -> s.Unary:
-        return s.Unary("-", c[1], self.sp(meta))
-
-    def pos(self, meta: Any, c: list[Any]) -> s.Unary:
-        return s.Unary("+", c[1], self.sp(meta))
+    def pow(self, meta: Any, c: list[Any]) -> Any:
+        if c[1] is None:
+            return c[0]
+        return s.Binary("^", c[0], c[2], self.sp(meta))
 
     def compare(self, meta: Any, c: list[Any]) -> s.Compare:
         return s.Compare(str(c[1]), c[0], c[2], self.sp(meta))
-
-    def and_cond(self, meta: Any, c: list[Any]) -> s.BoolOp:
-        return s.BoolOp("and", c[0], c[2], self.sp(meta))
-
-    def or_cond(self, meta: Any, c: list[Any]) -> s.BoolOp:
-        return s.BoolOp("or", c[0], c[2], self.sp(meta))
 
     def if_expr(self, meta: Any, c: list[Any]) -> s.IfExpr:
         return s.IfExpr(c[1], c[3], c[5], self.sp(meta))

@@ -77,6 +77,12 @@ def decide_concrete(target: Block | Stack, derivation: Derivation, library: Libr
                     base_dir: str | None = None) -> Derivation:
     """Refine ``derivation`` with the weights of ``target`` when it has any (else unchanged)."""
     if isinstance(target, Block):
+        if target.weights is not None and base_dir is not None:
+            from pathlib import Path
+
+            from .filedecide import decide_file_block
+
+            return decide_file_block(target, Path(base_dir), library).derivation
         return decide_block(target, derivation)[0]
     if not all(b.has_inline_weights for b in target.blocks) or not isinstance(target.repeat, int):
         return derivation
