@@ -349,9 +349,31 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_absorb(args: argparse.Namespace) -> int:
-    from .weights.cli import absorb_command
+    from .dsl.errors import SpecNameError, did_you_mean
+    from .report.markdown import render_derivation_markdown
+    from .theory.prover import prove
+    from .weights.decide import decide_concrete
+    from .weights.export import write_witness
 
-    return absorb_command(args, _read_spec, _library, _write_atomic)
+    spec, _ = _read_spec(args.spec)
+    library = _library(args)
+    targets = {b.name: b for b in spec.blocks}
+    targets.update({s.name: s for s in spec.stacks})
+    if args.block not in targets:
+        raise SpecNameError(f"no block or stack `{args.block}` in {args.spec}", None, f"`{args.block}`",
+                            "the name of a block or stack of the spec",
+                            did_you_mean(args.block, targets) or "`symabsorb check SPEC` lists the names")
+    target = targets[args.block]
+    derivation = prove(target, f"absorb {target.name}", library, args.budget)
+    derivation = decide_concrete(target, derivation, library, os.path.dirname(args.spec) or ".")
+    sys.stdout.write(render_derivation_markdown(derivation, library))
+    if derivation.verdict.value != "absorbable" or derivation.witness is None:
+        print(f"\nno witness: the verdict for `{target.name}` is {derivation.verdict.value}")
+        return 1
+    if args.output:
+        write_witness(Path(args.output), derivation.witness)
+        print(f"\nwrote the residual-free weights to {args.output}")
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

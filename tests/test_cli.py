@@ -11,8 +11,8 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
-
 from conftest import EXAMPLES
+
 from symabsorb import __version__
 from symabsorb.cli import build_parser, main
 

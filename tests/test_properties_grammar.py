@@ -7,10 +7,10 @@ Kept in its own file so that `pytest -n 2 --dist loadfile` runs it beside the re
 from __future__ import annotations
 
 from hypothesis import given
+from test_properties import GRAMMAR_TEXT, SETTINGS, check_total, shallow_generation
 
-from test_properties import GRAMMAR_TEXT, SETTINGS, check_total
 
-
+@shallow_generation
 @SETTINGS
 @given(GRAMMAR_TEXT)
 def test_grammar_generated_text_parses_or_fails_cleanly(text: str) -> None:

@@ -10,8 +10,8 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
-
 from conftest import EXAMPLES, require_module, require_program
+
 from symabsorb.cli import main
 from symabsorb.model import load_spec
 from symabsorb.report.build import build_report

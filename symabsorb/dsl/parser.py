@@ -76,7 +76,7 @@ def _acceptable(err: UnexpectedToken) -> set[str]:
     if parser is not None:
         try:
             return {str(t) for t in parser.accepts()}
-        except Exception:  # noqa: BLE001 - fall back to the coarse set
+        except Exception:
             pass
     return {str(t) for t in err.expected}
 

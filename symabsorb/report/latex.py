@@ -16,7 +16,7 @@ from ..theory.library import Library
 from .common import VERDICT_TEXT, facts_rows, math_parts, split_citations
 from .model import QueryAnswer, Report
 
-__all__ = ["LatexRenderer", "render_latex", "PREAMBLE"]
+__all__ = ["PREAMBLE", "LatexRenderer", "render_latex"]
 
 ENVIRONMENTS = {"theorem": "theorem", "lemma": "lemma", "proposition": "proposition", "corollary": "corollary",
                 "definition": "definition", "open-problem": "problem"}

@@ -18,7 +18,7 @@ from ..theory.skips import skip_matrix
 from .search import SearchResult, exact_search
 from .witness import flip_witness, max_relative_error
 
-__all__ = ["decide_concrete", "decide_block"]
+__all__ = ["decide_block", "decide_concrete"]
 
 
 def _fmt_set(s: tuple[int, ...]) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["FloatSearch", "float_search", "float_nondegeneracy", "Nondegeneracy"]
+__all__ = ["FloatSearch", "Nondegeneracy", "float_nondegeneracy", "float_search"]
 
 #: Relative residual below which a rounded 0/1 vector is accepted (stated in every report).
 ACCEPT_RTOL = 1e-9

@@ -11,12 +11,13 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import sympy as sp
 from sympy.polys.domains import QQ
 from sympy.polys.matrices import DomainMatrix
 
-__all__ = ["SearchResult", "exact_search", "MAX_ENUMERATION"]
+__all__ = ["MAX_ENUMERATION", "SearchResult", "exact_search"]
 
 #: Free variables enumerated exhaustively when the solution space is not a single point.
 MAX_ENUMERATION = 22
@@ -49,65 +50,139 @@ def _q(x: sp.Expr) -> Fraction:
     return Fraction(int(r.p), int(r.q))
 
 
-def _system(w_up: sp.MatrixBase, w_down: sp.MatrixBase, target: sp.MatrixBase) -> tuple[list[list[Fraction]], list[Fraction]]:
-    d, m = w_down.shape
-    a = [[_q(w_down[i, j]) for i in range(d)] for j in range(m)]
-    b = [[_q(w_up[j, k]) for k in range(d)] for j in range(m)]
-    rows = [[a[j][i] * b[j][k] for j in range(m)] for i in range(d) for k in range(d)]
-    rhs = [_q(target[i, k]) for i in range(d) for k in range(d)]
-    return rows, rhs
+class _Flint:
+    """Exact rational matrices with python-flint (fmpq_mat)."""
 
+    name = "python-flint fmpq_mat"
 
-def _rref(rows: list[list[Fraction]], rhs: list[Fraction]) -> tuple[list[list[Fraction]], list[int], str]:
-    """Reduced row echelon form of ``[A | t]`` over Q, with the pivot columns."""
-    m = len(rows[0]) if rows else 0
-    aug = [r + [t] for r, t in zip(rows, rhs, strict=True)]
-    try:
+    def __init__(self) -> None:
         import flint
 
-        mat = flint.fmpq_mat([[flint.fmpq(x.numerator, x.denominator) for x in r] for r in aug])
-        rref, rank = mat.rref()
-        out = [[Fraction(int(rref[i, j].p), int(rref[i, j].q)) for j in range(m + 1)] for i in range(rank)]
-        method = "python-flint fmpq_mat"
+        self.flint = flint
+
+    def matrix(self, rows: list[list[Fraction]]) -> Any:
+        f = self.flint
+        return f.fmpq_mat([[f.fmpq(x.numerator, x.denominator) for x in r] for r in rows])
+
+    def augmented(self, rows: list[list[Fraction]], rhs: list[Fraction]) -> tuple[Any, Any, Any]:
+        f = self.flint
+        conv = [[f.fmpq(x.numerator, x.denominator) for x in r] for r in rows]
+        t = [f.fmpq(x.numerator, x.denominator) for x in rhs]
+        return f.fmpq_mat(conv), f.fmpq_mat([[x] for x in t]), f.fmpq_mat([[*r, x] for r, x in zip(conv, t, strict=True)])
+
+    def rref(self, m: Any) -> tuple[Any, int]:
+        return m.rref()
+
+    def entry(self, m: Any, i: int, j: int) -> Fraction:
+        v = m[i, j]
+        return Fraction(int(v.p), int(v.q))
+
+    def transpose(self, m: Any) -> Any:
+        return m.transpose()
+
+    def hstack(self, a: Any, b: Any) -> Any:
+        f = self.flint
+        rows = [[a[i, j] for j in range(a.ncols())] + [b[i, j] for j in range(b.ncols())] for i in range(a.nrows())]
+        return f.fmpq_mat(rows)
+
+
+class _Domain:
+    """Exact rational matrices with SymPy's DomainMatrix over QQ (never ``Matrix.rank``)."""
+
+    name = "SymPy DomainMatrix over QQ"
+
+    def matrix(self, rows: list[list[Fraction]]) -> Any:
+        return DomainMatrix([[QQ(x.numerator, x.denominator) for x in r] for r in rows],
+                            (len(rows), len(rows[0]) if rows else 0), QQ)
+
+    def rref(self, m: Any) -> tuple[Any, int]:
+        red, pivots = m.rref()
+        return red, len(pivots)
+
+    def entry(self, m: Any, i: int, j: int) -> Fraction:
+        v = m.getitem_sympy(i, j)
+        return Fraction(int(v.p), int(v.q))
+
+    def transpose(self, m: Any) -> Any:
+        return m.transpose()
+
+    def hstack(self, a: Any, b: Any) -> Any:
+        return a.hstack(b)
+
+    def augmented(self, rows: list[list[Fraction]], rhs: list[Fraction]) -> tuple[Any, Any, Any]:
+        system, t_col = self.matrix(rows), self.matrix([[x] for x in rhs])
+        return system, t_col, system.hstack(t_col)
+
+
+def _backend() -> _Flint | _Domain:
+    try:
+        return _Flint()
     except ImportError:
-        dm = DomainMatrix([[QQ(x.numerator, x.denominator) for x in r] for r in aug], (len(aug), m + 1), QQ)
-        rref, _ = dm.rref()
-        out = [[Fraction(int(QQ.numer(x)), int(QQ.denom(x))) for x in r] for r in rref.to_list()]
-        out = [r for r in out if any(r)]
-        method = "SymPy DomainMatrix over QQ"
-    pivots = []
-    for r in out:
-        pivots.append(next(j for j, x in enumerate(r) if x != 0))
-    return out, pivots, method
+        return _Domain()
 
 
-def _least_squares_residual(rows: list[list[Fraction]], rhs: list[Fraction]) -> Fraction:
-    """‖A c* − t‖² for a least-squares solution c*, exactly (normal equations over Q)."""
-    m = len(rows[0]) if rows else 0
-    gram = [[sum((r[i] * r[j] for r in rows), Fraction(0)) for j in range(m)] for i in range(m)]
-    atb = [sum((r[i] * t for r, t in zip(rows, rhs, strict=True)), Fraction(0)) for i in range(m)]
-    red, pivots, _ = _rref(gram, atb)
-    c = [Fraction(0)] * m
-    for r, p in zip(red, pivots, strict=True):
-        if p < m:
-            c[p] = r[m]
-    res = Fraction(0)
-    for r, t in zip(rows, rhs, strict=True):
-        v = sum((x * y for x, y in zip(r, c, strict=True)), Fraction(0)) - t
-        res += v * v
-    return res
+def _float_guess(a: list[list[Fraction]], b: list[list[Fraction]], rhs: list[Fraction], d: int,
+                 m: int) -> tuple[int, ...] | None:
+    """A candidate S from the float Gram system, returned only if it checks exactly (else None)."""
+    try:
+        import numpy as np
+    except ImportError:
+        return None
+    fa = np.array([[float(x) for x in col] for col in a])  # m x d: row j is a_j
+    fb = np.array([[float(x) for x in row] for row in b])  # m x d: row j is b_j
+    ft = np.array([float(x) for x in rhs]).reshape(d, d)
+    gram = (fa @ fa.T) * (fb @ fb.T)
+    r = np.einsum("ji,ik,jk->j", fa, ft, fb)
+    c, *_ = np.linalg.lstsq(gram, r, rcond=None)
+    s = tuple(int(j) for j in np.flatnonzero(c > 0.5))
+    for i in range(d):
+        for k in range(d):
+            if sum((a[j][i] * b[j][k] for j in s), Fraction(0)) != rhs[i * d + k]:
+                return None
+    return s
+
+
+def _pivot_rows(backend: _Flint | _Domain, red: Any, rank: int, ncols: int) -> tuple[list[list[Fraction]], list[int]]:
+    rows, pivots = [], []
+    for i in range(rank):
+        row = [backend.entry(red, i, j) for j in range(ncols)]
+        rows.append(row)
+        pivots.append(next(j for j, x in enumerate(row) if x != 0))
+    return rows, pivots
 
 
 def exact_search(w_up: sp.MatrixBase, w_down: sp.MatrixBase, target: sp.MatrixBase) -> SearchResult:
     """Decide exactly whether some index set ``S`` has ``W_down[:,S] W_up[S,:] = target``."""
-    rows, rhs = _system(w_up, w_down, target)
-    m = w_up.rows
-    norm2 = sum((t * t for t in rhs), Fraction(0))
-    red, pivots, method = _rref(rows, rhs)
-    residual = _least_squares_residual(rows, rhs)
+    d, m = w_down.shape
+    a = [[_q(w_down[i, j]) for i in range(d)] for j in range(m)]
+    b = [[_q(w_up[j, k]) for k in range(d)] for j in range(m)]
+    rhs = [_q(target[i, k]) for i in range(d) for k in range(d)]
+    norm2 = sum((x * x for x in rhs), Fraction(0))
+    quick = _float_guess(a, b, rhs, d, m)
+    if quick is not None:
+        return SearchResult(True, quick, f"rounding a float64 least-squares solution gives S = "
+                            f"{{{', '.join(map(str, quick))}}}, and W_down[:,S] W_up[S,:] = T holds exactly in "
+                            "rational arithmetic", Fraction(0), norm2, "float64 guess, exact rational check")
+    backend = _backend()
+    system, t_col, aug = backend.augmented([[a[j][i] * b[j][k] for j in range(m)] for i in range(d) for k in range(d)],
+                                           rhs)
+    red, rank = backend.rref(aug)
+    rows, pivots = _pivot_rows(backend, red, rank, m + 1)
+    # least-squares residual: ‖t‖² − (Aᵀt)·c* for any solution c* of the normal equations
+    at = backend.transpose(system)
+    normal, nrank = backend.rref(backend.hstack(at * system, at * t_col))
+    nrows, npivots = _pivot_rows(backend, normal, nrank, m + 1)
+    atb = at * t_col
+    c_ls = [Fraction(0)] * m
+    for r, p in zip(nrows, npivots, strict=True):
+        if p < m:
+            c_ls[p] = r[m]
+    residual = max(norm2 - sum((backend.entry(atb, j, 0) * c_ls[j] for j in range(m)), Fraction(0)), Fraction(0))
+    method = backend.name
     if m in pivots:
         return SearchResult(False, (), "the linear system Σ c_j vec(a_j b_jᵀ) = vec(T) has no real solution "
                             "(exact row reduction is inconsistent), so no 0/1 solution exists", residual, norm2, method)
+    red = rows
     free = [j for j in range(m) if j not in pivots]
     if len(free) > MAX_ENUMERATION:
         return SearchResult(None, (), f"the solutions form an affine space with {len(free)} free coordinates; "

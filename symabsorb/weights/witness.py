@@ -14,7 +14,7 @@ from ..model.block import Block
 from ..theory.derivation import Witness
 from ..theory.skips import skip_matrix
 
-__all__ = ["flip_witness", "max_relative_error", "block_output"]
+__all__ = ["block_output", "flip_witness", "max_relative_error"]
 
 
 def flip_witness(block: Block, index_set: tuple[int, ...]) -> tuple[sp.ImmutableMatrix, sp.ImmutableMatrix,

@@ -1,19 +1,16 @@
-"""``symabsorb absorb``: decide one block (or stack) with concrete weights and write the witness."""
+"""Witness weights as files: .npz or .safetensors, written atomically."""
 
 from __future__ import annotations
 
-import argparse
 import os
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..dsl.errors import SpecNameError, SymabsorbError, did_you_mean
-from ..model.block import Block, Stack
-from ..theory.derivation import Derivation, Verdict, Witness
+from ..dsl.errors import SymabsorbError
+from ..theory.derivation import Witness
 
-__all__ = ["absorb_command", "witness_arrays", "write_witness"]
+__all__ = ["witness_arrays", "write_witness"]
 
 
 def _array(m: Any) -> Any:
@@ -71,30 +68,3 @@ def write_witness(path: Path, witness: Witness) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
-
-
-def absorb_command(args: argparse.Namespace, read_spec: Callable[[str], Any], library: Callable[[Any], Any],
-                   write: Callable[..., None]) -> int:
-    from ..report.markdown import render_derivation_markdown
-    from ..theory.prover import prove
-    from .decide import decide_concrete
-
-    spec, _ = read_spec(args.spec)
-    lib = library(args)
-    targets: dict[str, Block | Stack] = {b.name: b for b in spec.blocks}
-    targets.update({s.name: s for s in spec.stacks})
-    if args.block not in targets:
-        raise SpecNameError(f"no block or stack `{args.block}` in {args.spec}", None, f"`{args.block}`",
-                            "the name of a block or stack of the spec",
-                            did_you_mean(args.block, targets) or "see `symabsorb check SPEC` for the names")
-    target = targets[args.block]
-    derivation: Derivation = prove(target, f"absorb {target.name}", lib, args.budget)
-    derivation = decide_concrete(target, derivation, lib, os.path.dirname(args.spec) or ".")
-    print(render_derivation_markdown(derivation, lib), end="")
-    if derivation.verdict is not Verdict.ABSORBABLE or derivation.witness is None:
-        print(f"\nno witness: the verdict for `{target.name}` is {derivation.verdict.value}")
-        return 1
-    if args.output:
-        write_witness(Path(args.output), derivation.witness)
-        print(f"\nwrote the residual-free weights to {args.output}")
-    return 0

@@ -1,0 +1,187 @@
+"""symabsorb benchmarks: each figure beside a baseline measured in the same run.
+
+    python benchmarks/run.py [--quick] [--only NAME ...]
+
+Every case runs in a fresh subprocess so that "cold" means cold and peak memory (ru_maxrss) is the
+case's own. Prints a Markdown table (the source of docs/benchmarks.md). Targets are checked here,
+never in the test suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import textwrap
+
+CASES: dict[str, str] = {}
+
+
+def case(name: str, code: str) -> None:
+    CASES[name] = textwrap.dedent(code)
+
+
+PRELUDE = """
+import json, resource, time, sys
+def peak_mb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+def report(**kw):
+    kw.setdefault("peak_mb", round(peak_mb(), 1))
+    print("RESULT " + json.dumps(kw))
+"""
+
+case("help", """
+import subprocess, sys
+t = time.perf_counter(); subprocess.run([sys.executable, "-m", "symabsorb", "--help"], capture_output=True, check=True)
+report(seconds=time.perf_counter() - t, target="< 0.3 s")
+""")
+
+case("parse_2000_lines", """
+lines = []
+for i in range(250):
+    lines += [f"activation a{i}(z; alpha = 1/{i + 2}) = if z > 0 then z*sigmoid(z) + {i}/7 else alpha*(exp(z) - 1)",
+              f"block b{i} {{ activation: a{i}  dim: d  width: 4*d  skip: identity }}",
+              f"block c{i} {{ activation: gelu  dim: 2  width: 3  skip: [[2, 1], [0, 1]]",
+              "    W_up: [[1, 0], [0, 1], [1, 1]] W_down: [[1, 0, 2], [0, 1, 1/3]] }",
+              f"stack s{i} = b{i} ^ L", f"absorb b{i}", f"absorb s{i}", f"classify a{i}(alpha = 1/5)"]
+text = "\\n".join(lines) + "\\n"
+assert len(lines) == 2000
+from symabsorb.dsl.parser import get_parser, parse_text
+get_parser()
+t = time.perf_counter(); module = parse_text(text, "big.absorb"); parse = time.perf_counter() - t
+from symabsorb.model.resolve import resolve_modules
+t = time.perf_counter(); resolve_modules((module,), "big.absorb"); resolve = time.perf_counter() - t
+report(seconds=parse, resolve_seconds=resolve, target="parse < 1 s")
+""")
+
+case("catalog_facts", """
+from symabsorb.model import CATALOG, activation_from_text
+from symabsorb.analysis.engine import analyze
+acts = [activation_from_text(n) for n in CATALOG]
+t = time.perf_counter()
+for a in acts: analyze(a)
+cold = time.perf_counter() - t
+t = time.perf_counter()
+for a in acts: analyze(a)
+warm = time.perf_counter() - t
+report(seconds=cold, warm_seconds=warm, target="cold < 20 s, warm < 0.5 s")
+""")
+
+case("catalog_classify", """
+import subprocess, sys
+t = time.perf_counter()
+subprocess.run([sys.executable, "-m", "symabsorb", "catalog"], capture_output=True, check=True)
+report(seconds=time.perf_counter() - t, target="< 30 s cold")
+""")
+
+EXACT = """
+import random, sympy as sp
+import numpy, flint  # imported before timing: we measure the search, not interpreter start-up
+from symabsorb.weights.search import exact_search
+def planted(d, m, seed=1):
+    rng = random.Random(seed)
+    w_up = sp.Matrix(m, d, lambda i, j: rng.randint(-3, 3))
+    w_down = sp.Matrix(d, m, lambda i, j: sp.Rational(rng.randint(-3, 3), rng.randint(1, 2)))
+    s = sorted(rng.sample(range(m), d))
+    while True:
+        b = sp.Matrix(d, d, lambda i, j: rng.randint(-3, 3))
+        if b.det() != 0: break
+    for r, j in enumerate(s): w_up[j, :] = b[r, :]
+    a = -sp.eye(d) * b.inv()
+    for c, j in enumerate(s): w_down[:, j] = a[:, c]
+    return w_up, w_down, s
+"""
+
+for d, m in ((4, 16), (8, 64), (16, 128)):
+    case(f"exact_d{d}_m{m}", EXACT + f"""
+w_up, w_down, s = planted({d}, {m})
+t = time.perf_counter(); r = exact_search(w_up, w_down, -sp.eye({d})); ours = time.perf_counter() - t
+assert r.found and list(r.index_set) == s
+report(seconds=ours, method=r.method, target="d=16,m=128 < 0.1 s with python-flint" if {d} == 16 else "")
+""")
+    case(f"exact_d{d}_m{m}_random_no_S", EXACT + f"""
+rng = random.Random(3)
+w_up = sp.Matrix({m}, {d}, lambda i, j: rng.randint(-3, 3))
+w_down = sp.Matrix({d}, {m}, lambda i, j: rng.randint(-3, 3))
+t = time.perf_counter(); r = exact_search(w_up, w_down, -sp.eye({d})); ours = time.perf_counter() - t
+assert r.found is False
+report(seconds=ours, method=r.method, distance=r.distance)
+""")
+    case(f"exact_d{d}_m{m}_baseline_sympy_matrix", EXACT + f"""
+import signal
+w_up, w_down, s = planted({d}, {m})
+rows = [[w_down[i, j] * w_up[j, k] for j in range({m})] + [-1 if i == k else 0] for i in range({d}) for k in range({d})]
+def stop(*a): raise TimeoutError
+signal.signal(signal.SIGALRM, stop); signal.alarm(60)
+t = time.perf_counter()
+try:
+    sp.Matrix(rows).rref(); seconds = time.perf_counter() - t; note = ""
+except TimeoutError:
+    seconds = 60.0; note = "timed out at 60 s"
+report(seconds=seconds, note=note, baseline="SymPy Matrix.rref on the d^2 x m system")
+""")
+
+FLOAT = """
+import numpy as np
+from symabsorb.weights.floatsearch import float_search
+def planted(d, m, seed=0):
+    rng = np.random.default_rng(seed)
+    w_up = rng.standard_normal((m, d)) / np.sqrt(d)
+    w_down = rng.standard_normal((d, m)) / np.sqrt(m)
+    s = np.sort(rng.choice(m, d, replace=False))
+    b = rng.standard_normal((d, d))
+    w_up[s] = b
+    w_down[:, s] = -np.linalg.inv(b)
+    return w_up, w_down, s
+"""
+
+for d, m in ((384, 1536), (768, 3072)):
+    case(f"float_d{d}_m{m}", FLOAT + f"""
+w_up, w_down, s = planted({d}, {m})
+t = time.perf_counter(); r = float_search(w_up, w_down, -np.eye({d})); ours = time.perf_counter() - t
+assert r.found and list(r.index_set) == list(s)
+report(seconds=ours, target="d=768,m=3072: < 5 s and < 2 GB" if {d} == 768 else "")
+""")
+case("float_d384_m1536_baseline_lstsq", FLOAT + """
+w_up, w_down, s = planted(384, 1536)
+t = time.perf_counter()
+A = np.einsum("ij,jk->ikj", w_down, w_up).reshape(384 * 384, 1536)
+c, *_ = np.linalg.lstsq(A, -np.eye(384).ravel(), rcond=None)
+report(seconds=time.perf_counter() - t, baseline="numpy.linalg.lstsq on the full d^2 x m system")
+""")
+
+
+def run(name: str, timeout: float) -> dict[str, object]:
+    code = PRELUDE + CASES[name]
+    try:
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"case": name, "error": f"timeout after {timeout:.0f} s"}
+    for line in proc.stdout.splitlines():
+        if line.startswith("RESULT "):
+            return {"case": name, **json.loads(line[7:])}
+    return {"case": name, "error": (proc.stderr.strip().splitlines() or ["no output"])[-1]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--only", nargs="*", help="case names (default: all)")
+    parser.add_argument("--quick", action="store_true", help="skip the slow baselines")
+    args = parser.parse_args()
+    names = args.only or [n for n in CASES if not (args.quick and "baseline" in n)]
+    print("| case | seconds | other | peak MB | target / baseline |")
+    print("|---|---|---|---|---|")
+    for name in names:
+        r = run(name, 900)
+        if "error" in r:
+            print(f"| {name} | — | {r['error']} | — | |")
+            continue
+        other = ", ".join(f"{k} = {v:.3g}" if isinstance(v, float) else f"{k} = {v}" for k, v in r.items()
+                          if k not in ("case", "seconds", "peak_mb", "target", "baseline") and v != "")
+        print(f"| {name} | {r['seconds']:.3g} | {other} | {r['peak_mb']} | {r.get('target') or r.get('baseline', '')} |",
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()
