@@ -388,6 +388,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         result: int = args.func(args)
         return result
     except SymabsorbError as err:
+        from .dsl.errors import SpecError
+
+        if isinstance(err, SpecError) and err.span is not None and err.source_line is None:
+            try:
+                err.with_source(Path(err.span.file).read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError):
+                pass
         print(str(err), file=sys.stderr)
         return 2
     except UsageError as err:

@@ -46,7 +46,9 @@ def float_max_relative_error(block: Block, w: LoadedWeights, witness: Witness, p
 
     rng = np.random.default_rng(seed)
     d = w.w_up.shape[1]
-    m_skip = np.array(skip_matrix(replace(block, dim=d)).tolist(), dtype=float)  # type: ignore[union-attr]
+    skip = skip_matrix(replace(block, dim=d))
+    assert skip is not None
+    m_skip: Any = np.array([[float(x) for x in row] for row in skip.tolist()], dtype=np.float64)
     act = block.activation
     xs = rng.standard_normal((points, d))
     expr = act.gate.expr if isinstance(act, GatedActivation) else act.expr

