@@ -184,4 +184,6 @@ def test_exact_search_reports_proofs() -> None:
     found = exact_search(w_up, sp.Matrix([[-1, 0, 5], [0, -1, 7]]), -sp.eye(2))
     assert found.found and found.index_set == (0, 1)
     none = exact_search(w_up, sp.Matrix([[1, 0, 0], [0, 1, 0]]), -sp.eye(2))
-    assert none.found is False and none.distance > 0
+    assert none.found is False and "exhaustive" in none.proof  # a real solution exists, no 0/1 one
+    far = exact_search(sp.Matrix([[1, 0], [1, 0]]), sp.Matrix([[1, 1], [0, 0]]), -sp.eye(2))
+    assert far.found is False and "no real solution" in far.proof and far.distance == pytest.approx(1.0)
