@@ -152,6 +152,71 @@ report(seconds=time.perf_counter() - t, baseline="numpy.linalg.lstsq on the full
 """)
 
 
+Z3 = """
+import random
+try:
+    import z3
+except ImportError:
+    report(seconds=0.0, note="z3-solver not installed (pip install z3-solver)"); raise SystemExit
+def relu(e): return z3.If(e > 0, e, 0)
+"""
+
+for m in (2, 3, 4):
+    case(f"z3_exists_forall_d2_m{m}", Z3 + f"""
+rng = random.Random({m})
+d, m = 2, {m}
+W_up = [[rng.randint(-3, 3) for _ in range(d)] for _ in range(m)]
+W_down = [[rng.randint(-3, 3) for _ in range(m)] for _ in range(d)]
+x = [z3.Real(f"x{{i}}") for i in range(d)]
+U = [[z3.Real(f"u{{j}}_{{k}}") for k in range(d)] for j in range(m)]
+V = [[z3.Real(f"v{{i}}_{{j}}") for j in range(m)] for i in range(d)]
+def block(up, down, xs):
+    h = [relu(sum(up[j][k] * xs[k] for k in range(d))) for j in range(m)]
+    return [sum(down[i][j] * h[j] for j in range(m)) for i in range(d)]
+lhs, rhs = block(U, V, x), block(W_up, W_down, x)
+s = z3.Solver(); s.set("timeout", 60000)
+s.add(z3.ForAll(x, z3.And(*[lhs[i] == x[i] + rhs[i] for i in range(d)])))
+t = time.perf_counter(); answer = str(s.check()); seconds = time.perf_counter() - t
+from symabsorb.weights.search import exact_search
+import sympy as sp
+t = time.perf_counter(); ours = exact_search(sp.Matrix(W_up), sp.Matrix(W_down), -sp.eye(d)); ours_s = time.perf_counter() - t
+report(seconds=seconds, z3_answer=answer, symabsorb_seconds=ours_s, symabsorb_found=ours.found,
+       baseline="z3: exists residual-free weights for all x (cap 60 s)")
+""")
+
+for m in (8, 16, 32, 48):
+    case(f"z3_equivalence_d4_m{m}", Z3 + f"""
+rng = random.Random({m})
+import sympy as sp
+d, m = 4, {m}
+s_idx = sorted(rng.sample(range(m), d))
+W_up = sp.Matrix(m, d, lambda i, j: rng.randint(-3, 3))
+while sp.Matrix([list(W_up.row(j)) for j in s_idx]).det() == 0:
+    W_up = sp.Matrix(m, d, lambda i, j: rng.randint(-3, 3))
+W_down = sp.Matrix(d, m, lambda i, j: rng.randint(-3, 3))
+B = sp.Matrix([list(W_up.row(j)) for j in s_idx])
+A = -B.inv()
+for c, j in enumerate(s_idx): W_down[:, j] = A[:, c]
+# the witness: flip S, then rescale every unit by a positive factor and shuffle the units
+U, V = sp.Matrix(W_up), sp.Matrix(W_down)
+for j in s_idx: U[j, :] = -U[j, :]
+perm = list(range(m)); rng.shuffle(perm)
+scale = [sp.Rational(rng.randint(1, 5), rng.randint(1, 5)) for _ in range(m)]
+U2 = sp.Matrix(m, d, lambda j, k: U[perm[j], k] * scale[j])
+V2 = sp.Matrix(d, m, lambda i, j: V[i, perm[j]] / scale[j])
+x = [z3.Real(f"x{{i}}") for i in range(d)]
+def q(v): return z3.RealVal(str(v))
+def out(up, down):
+    h = [relu(sum(q(up[j, k]) * x[k] for k in range(d))) for j in range(m)]
+    return [sum(q(down[i, j]) * h[j] for j in range(m)) for i in range(d)]
+lhs, rhs = out(U2, V2), out(W_up, W_down)
+s = z3.Solver(); s.set("timeout", 60000)
+s.add(z3.Or(*[lhs[i] != x[i] + rhs[i] for i in range(d)]))
+t = time.perf_counter(); answer = str(s.check()); seconds = time.perf_counter() - t
+report(seconds=seconds, z3_answer=answer, baseline="z3: search x with B'(x) != R(x), expected unsat (cap 60 s)")
+""")
+
+
 def run(name: str, timeout: float) -> dict[str, object]:
     code = PRELUDE + CASES[name]
     try:
