@@ -139,3 +139,72 @@ def sample_points() -> Sequence[Fraction]:
     """Rational points for refutations: away from 0, of both signs, irregularly spaced."""
     base = [Fraction(7, 5), Fraction(13, 4), Fraction(2, 7), Fraction(9, 1), Fraction(31, 10), Fraction(5, 3)]
     return base + [-p for p in base]
+
+
+def evaluate_array(expr: sp.Basic, xs: Any) -> Any:
+    """``expr`` at every entry of the float64 array ``xs`` (numpy; walks the tree, no codegen).
+
+    For witness checks on float weights only; proofs never use it.
+    """
+    import math
+
+    import numpy as np
+
+    try:
+        from scipy.special import erf as _erf
+        from scipy.special import erfc as _erfc
+    except ImportError:  # pragma: no cover - scipy is part of the weights extra
+        _erf = np.vectorize(math.erf)
+        _erfc = np.vectorize(math.erfc)
+    unary = {sp.exp: np.exp, sp.log: np.log, sp.erf: _erf, sp.erfc: _erfc, sp.tanh: np.tanh, sp.sinh: np.sinh,
+             sp.cosh: np.cosh, sp.sin: np.sin, sp.cos: np.cos, sp.atan: np.arctan, sp.Abs: np.abs, sp.sign: np.sign}
+
+    def ev(e: sp.Basic) -> Any:
+        if e is Z:
+            return xs
+        if e.is_Number or e.is_NumberSymbol:
+            return np.full(xs.shape, float(e))
+        if isinstance(e, sp.Add):
+            return sum((ev(a) for a in e.args), np.zeros(xs.shape))
+        if isinstance(e, sp.Mul):
+            out = np.ones(xs.shape)
+            for a in e.args:
+                out = out * ev(a)
+            return out
+        if isinstance(e, sp.Pow):
+            return np.power(ev(e.args[0]), ev(e.args[1]))
+        if type(e) in unary:
+            return unary[type(e)](ev(e.args[0]))
+        if isinstance(e, sp.Max):
+            return np.maximum.reduce([ev(a) for a in e.args])
+        if isinstance(e, sp.Min):
+            return np.minimum.reduce([ev(a) for a in e.args])
+        if isinstance(e, sp.Heaviside):
+            return np.heaviside(ev(e.args[0]), 0.5)
+        if isinstance(e, sp.Piecewise):
+            out = np.full(xs.shape, np.nan)
+            done = np.zeros(xs.shape, dtype=bool)
+            for branch, cond in e.args:
+                mask = truth(cond) & ~done
+                out = np.where(mask, ev(branch), out)
+                done |= mask
+            return out
+        raise NotNumeric(f"cannot evaluate {type(e).__name__}")
+
+    def truth(c: sp.Basic) -> Any:
+        if c is sp.true:
+            return np.ones(xs.shape, dtype=bool)
+        if c is sp.false:
+            return np.zeros(xs.shape, dtype=bool)
+        if isinstance(c, sp.And):
+            return np.logical_and.reduce([truth(a) for a in c.args])
+        if isinstance(c, sp.Or):
+            return np.logical_or.reduce([truth(a) for a in c.args])
+        if isinstance(c, sp.core.relational.Relational):
+            lhs, rhs = ev(c.lhs), ev(c.rhs)
+            return {"<": lhs < rhs, "<=": lhs <= rhs, ">": lhs > rhs, ">=": lhs >= rhs, "==": lhs == rhs,
+                    "!=": lhs != rhs}[c.rel_op]
+        raise NotNumeric(f"cannot evaluate condition {type(c).__name__}")
+
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        return ev(expr)

@@ -8,6 +8,7 @@ exactly; when ``S`` exists the flip witness is built and verified, when it does 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import sympy as sp
 
@@ -73,6 +74,37 @@ def decide_block(block: Block, derivation: Derivation) -> tuple[Derivation, Sear
                    notes=(*derivation.notes, reason)), result
 
 
+def stack_max_relative_error(stack: Stack, layers: tuple[Witness, ...], points: int = 50, seed: int = 0) -> float:
+    """max over random rational x of ‖B'_L∘…∘B'_1(x) − R_L∘…∘R_1(x)‖ / max(‖R(x)‖, 1)."""
+    import random
+    from fractions import Fraction
+
+    from .witness import block_output
+
+    rng = random.Random(seed)
+    d = stack.blocks[0].w_up.cols  # type: ignore[union-attr]
+    worst = 0.0
+    for _ in range(points):
+        x = [Fraction(rng.randint(-2000, 2000), 1000) for _ in range(d)]
+        r: list[Any] = list(x)
+        b: list[Any] = list(x)
+        for _ in range(int(stack.repeat)):
+            for block, layer in zip(stack.blocks, layers, strict=True):
+                r = block_output(block, block.w_up, block.w_down, block.w_gate, [_frac(v) for v in r], True)  # type: ignore[arg-type]
+                b = block_output(block, layer.w_up, layer.w_down, layer.w_gate, [_frac(v) for v in b], False)
+        num = max(abs(u - v) for u, v in zip(r, b, strict=True))
+        worst = max(worst, float(num / max(max(abs(u) for u in r), 1)))
+    return worst
+
+
+def _frac(v: Any) -> Any:
+    from fractions import Fraction
+
+    if isinstance(v, Fraction):
+        return v
+    return Fraction(str(v))
+
+
 def decide_concrete(target: Block | Stack, derivation: Derivation, library: Library,
                     base_dir: str | None = None) -> Derivation:
     """Refine ``derivation`` with the weights of ``target`` when it has any (else unchanged)."""
@@ -96,11 +128,14 @@ def decide_concrete(target: Block | Stack, derivation: Derivation, library: Libr
             steps.append(DerivationStep(f"Block `{b.name}` is absorbable with these weights by [{d.decided_by}] "
                                         f"(witness $S = {_fmt_set(d.witness.index_set)}$).",  # type: ignore[union-attr]
                                         (d.decided_by or "",), kind="argument"))
-        steps.append(DerivationStep("By [depth-witnesses], composing the block witnesses absorbs the whole stack.",
-                                    ("depth-witnesses",), kind="conclusion"))
+        error = stack_max_relative_error(target, layers)
+        steps.append(DerivationStep("By [depth-witnesses], composing the block witnesses absorbs the whole stack "
+                                    f"(checked numerically: max relative error {error:.2e} at 50 random points, "
+                                    "40 digits).", ("depth-witnesses",), kind="conclusion"))
         return replace(derivation, verdict=Verdict.ABSORBABLE, scope="these weights", decided_by="depth-witnesses",
                        source="library", steps=tuple(steps),
-                       witness=Witness((), None, None, None, "every block's witness verified", layers),
+                       witness=Witness((), None, None, None, f"every block's witness verified; the composition: max "
+                                       f"relative error {error:.2e}", layers),
                        cited=tuple(dict.fromkeys([*derivation.cited, "depth-witnesses",
                                                   *(d.decided_by or "" for d in per_block)])))
     return derivation
