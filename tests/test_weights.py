@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 import sympy as sp
-
 from conftest import EXAMPLES, ROOT, require_module
+
 from symabsorb.cli import main
 from symabsorb.model import load_spec
 from symabsorb.theory.derivation import Verdict
+from symabsorb.theory.library import default_library
 from symabsorb.theory.prover import prove
 from symabsorb.weights.decide import decide_concrete
-from symabsorb.theory.library import default_library
 
 
 def run(*argv: str) -> tuple[int, str, str]:
@@ -102,6 +102,7 @@ def test_float_random_is_not_absorbable_with_distance(tmp_path: Path) -> None:
     rng = np.random.default_rng(2)
     _npz(tmp_path / "r.npz", W_up=rng.standard_normal((12, 4)), W_down=rng.standard_normal((4, 12)))
     code, out, _ = run("prove", str(_spec(tmp_path, "r.npz")), "--format", "json")
+    assert code == 0
     d = json.loads(out)["queries"][0]["derivation"]
     assert d["verdict"] == "not-absorbable" and d["decided_by"] == "thm8"
     assert any("Least-squares distance" in s["text"] for s in d["steps"])
@@ -114,6 +115,7 @@ def test_float_degenerate_pair_is_named(tmp_path: Path) -> None:
     w_up[4] = 2.5 * w_up[1]
     _npz(tmp_path / "deg.npz", W_up=w_up, W_down=rng.standard_normal((3, 6)))
     code, out, _ = run("prove", str(_spec(tmp_path, "deg.npz")), "--format", "json")
+    assert code == 0
     d = json.loads(out)["queries"][0]["derivation"]
     assert d["necessary"] == "conjectured" and d["verdict"] == "open"
     assert any("rows 1 and 4 of W_up are collinear" in n for n in d["notes"])

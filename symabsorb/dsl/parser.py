@@ -7,7 +7,7 @@ from fractions import Fraction
 from importlib import resources
 from typing import Any
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from . import syntax as s
@@ -39,7 +39,7 @@ def grammar_text() -> str:
 
 @functools.cache
 def get_parser() -> Lark:
-    return Lark(grammar_text(), parser="lalr", lexer="contextual", propagate_positions=True,
+    return Lark(grammar_text(), parser="lalr", lexer="contextual", propagate_positions=False,
                 maybe_placeholders=True, start=["start", "expr", "act_ref"], cache=False)
 
 
@@ -157,10 +157,20 @@ def _syntax_error(err: UnexpectedInput, text: str, file: str) -> SpecSyntaxError
     return SpecSyntaxError(f"unexpected {found}", span, found, _describe_expected(exp), hint)
 
 
-def _span(file: str, meta: Any) -> Span | None:
-    if getattr(meta, "empty", True):
-        return None
-    return Span(file, meta.line, meta.column, meta.end_line, meta.end_column)
+def _edge(file: str, children: Any, end: int) -> Span | None:
+    """The span of the first (``end=0``) or last (``end=-1``) positioned item among ``children``."""
+    items = list(children) if end == 0 else list(reversed(list(children)))
+    for item in items:
+        if isinstance(item, Token):
+            if item.line is not None:
+                return _tspan(file, item)
+        elif isinstance(item, (tuple, list)):
+            found = _edge(file, item, end)
+            if found is not None:
+                return found
+        elif getattr(item, "span", None) is not None:
+            return item.span  # type: ignore[no-any-return]
+    return None
 
 
 def _join(file: str, first: Any, last: Any) -> Span | None:
@@ -182,7 +192,6 @@ def _string(tok: Token) -> str:
     return str(tok)[1:-1]
 
 
-@v_args(meta=True)
 class _ToSyntax(Transformer[Token, Any]):
     """Parse tree to :mod:`symabsorb.dsl.syntax`. Method names are the grammar's aliases."""
 
@@ -190,36 +199,43 @@ class _ToSyntax(Transformer[Token, Any]):
         super().__init__(visit_tokens=False)
         self.file = file
 
-    def sp(self, meta: Any) -> Span | None:
-        return _span(self.file, meta)
+    def sp(self, children: list[Any]) -> Span | None:
+        """The span from the first to the last child (tokens carry positions; nodes carry spans).
+
+        Computed here rather than with Lark's ``propagate_positions``, which doubled parse time."""
+        first = _edge(self.file, children, 0)
+        last = _edge(self.file, children, -1)
+        if first is None or last is None:
+            return first or last
+        return Span(self.file, first.line, first.column, last.end_line, last.end_column)
 
     # -- expressions
-    def number(self, meta: Any, c: list[Token]) -> s.Number:
+    def number(self, c: list[Token]) -> s.Number:
         text = str(c[0])
         return s.Number(Fraction(text), text, _tspan(self.file, c[0]))
 
-    def name(self, meta: Any, c: list[Token]) -> s.Name:
+    def name(self, c: list[Token]) -> s.Name:
         return s.Name(str(c[0]), _tspan(self.file, c[0]))
 
-    def call(self, meta: Any, c: list[Any]) -> s.Call:
+    def call(self, c: list[Any]) -> s.Call:
         args, kwargs = c[2]
-        return s.Call(str(c[0]), args, kwargs, self.sp(meta))
+        return s.Call(str(c[0]), args, kwargs, self.sp(c))
 
-    def call_args(self, meta: Any, c: list[Any]) -> tuple[tuple[Any, ...], tuple[s.KwArg, ...]]:
+    def call_args(self, c: list[Any]) -> tuple[tuple[Any, ...], tuple[s.KwArg, ...]]:
         exprs = tuple(x for x in c if x is not None and not isinstance(x, (Token, tuple)))
         kwargs = next((x for x in c if isinstance(x, tuple)), ())
         return exprs, kwargs
 
-    def kwarg_list(self, meta: Any, c: list[Any]) -> tuple[s.KwArg, ...]:
+    def kwarg_list(self, c: list[Any]) -> tuple[s.KwArg, ...]:
         return tuple(x for x in c if isinstance(x, s.KwArg))
 
-    def kwarg(self, meta: Any, c: list[Any]) -> s.KwArg:
-        return s.KwArg(str(c[0]), c[2], self.sp(meta))
+    def kwarg(self, c: list[Any]) -> s.KwArg:
+        return s.KwArg(str(c[0]), c[2], self.sp(c))
 
-    def atom(self, meta: Any, c: list[Any]) -> Any:  # "( expr )"
+    def atom(self, c: list[Any]) -> Any:  # "( expr )"
         return c[1]
 
-    def _fold(self, meta: Any, c: list[Any], make: Any) -> Any:
+    def _fold(self, c: list[Any], make: Any) -> Any:
         """``x op y op z`` as a left-leaning tree; a chain of one element is that element."""
         result = c[0]
         for i in range(1, len(c), 2):
@@ -228,122 +244,120 @@ class _ToSyntax(Transformer[Token, Any]):
             result = make(str(c[i]), result, right, span)
         return result
 
-    def sum_chain(self, meta: Any, c: list[Any]) -> Any:
-        return self._fold(meta, c, s.Binary)
+    def sum(self, c: list[Any]) -> Any:
+        return self._fold(c, s.Binary)
 
-    def product_chain(self, meta: Any, c: list[Any]) -> Any:
-        return self._fold(meta, c, s.Binary)
+    def product(self, c: list[Any]) -> Any:
+        return self._fold(c, s.Binary)
 
-    def or_chain(self, meta: Any, c: list[Any]) -> Any:
-        return self._fold(meta, c, s.BoolOp)
+    def cond(self, c: list[Any]) -> Any:
+        return self._fold(c, s.BoolOp)
 
-    def and_chain(self, meta: Any, c: list[Any]) -> Any:
-        return self._fold(meta, c, s.BoolOp)
+    def conj(self, c: list[Any]) -> Any:
+        return self._fold(c, s.BoolOp)
 
-    def signed(self, meta: Any, c: list[Any]) -> Any:
+    def signed(self, c: list[Any]) -> Any:
         result = c[-1]
         for tok in reversed(c[:-1]):
             result = s.Unary(str(tok), result, _join(self.file, tok, result))
         return result
 
-    def pow(self, meta: Any, c: list[Any]) -> Any:
-        if c[1] is None:
-            return c[0]
-        return s.Binary("^", c[0], c[2], self.sp(meta))
+    def power(self, c: list[Any]) -> s.Binary:
+        return s.Binary("^", c[0], c[2], self.sp(c))
 
-    def compare(self, meta: Any, c: list[Any]) -> s.Compare:
-        return s.Compare(str(c[1]), c[0], c[2], self.sp(meta))
+    def compare(self, c: list[Any]) -> s.Compare:
+        return s.Compare(str(c[1]), c[0], c[2], self.sp(c))
 
-    def if_expr(self, meta: Any, c: list[Any]) -> s.IfExpr:
-        return s.IfExpr(c[1], c[3], c[5], self.sp(meta))
+    def if_expr(self, c: list[Any]) -> s.IfExpr:
+        return s.IfExpr(c[1], c[3], c[5], self.sp(c))
 
     # -- activations
-    def param(self, meta: Any, c: list[Any]) -> s.Param:
+    def param(self, c: list[Any]) -> s.Param:
         name, default, op, bound = c[0], c[2], c[3], c[4]
-        return s.Param(str(name), default, str(op) if op is not None else None, bound, self.sp(meta))
+        return s.Param(str(name), default, str(op) if op is not None else None, bound, self.sp(c))
 
-    def param_list(self, meta: Any, c: list[Any]) -> tuple[s.Param, ...]:
+    def param_list(self, c: list[Any]) -> tuple[s.Param, ...]:
         return tuple(x for x in c if isinstance(x, s.Param))
 
-    def activation_def(self, meta: Any, c: list[Any]) -> s.ActivationDef:
+    def activation_def(self, c: list[Any]) -> s.ActivationDef:
         params = c[5] or ()
-        return s.ActivationDef(str(c[1]), str(c[3]), params, c[8], self.sp(meta))
+        return s.ActivationDef(str(c[1]), str(c[3]), params, c[8], self.sp(c))
 
-    def act_ref(self, meta: Any, c: list[Any]) -> s.ActRef:
-        return s.ActRef(str(c[0]), c[2] or (), self.sp(meta))
+    def act_ref(self, c: list[Any]) -> s.ActRef:
+        return s.ActRef(str(c[0]), c[2] or (), self.sp(c))
 
-    def inline_gate(self, meta: Any, c: list[Any]) -> s.InlineGate:
-        return s.InlineGate(str(c[1]), c[4], self.sp(meta))
+    def inline_gate(self, c: list[Any]) -> s.InlineGate:
+        return s.InlineGate(str(c[1]), c[4], self.sp(c))
 
-    def gated_def(self, meta: Any, c: list[Any]) -> s.GatedDef:
-        return s.GatedDef(str(c[1]), c[3], self.sp(meta))
+    def gated_def(self, c: list[Any]) -> s.GatedDef:
+        return s.GatedDef(str(c[1]), c[3], self.sp(c))
 
     # -- blocks
-    def row(self, meta: Any, c: list[Any]) -> tuple[Any, ...]:
+    def row(self, c: list[Any]) -> tuple[Any, ...]:
         return tuple(x for x in c if not isinstance(x, Token))
 
-    def matrix(self, meta: Any, c: list[Any]) -> s.Matrix:
+    def matrix(self, c: list[Any]) -> s.Matrix:
         rows = tuple(x for x in c if isinstance(x, tuple))
-        return s.Matrix(rows, self.sp(meta))
+        return s.Matrix(rows, self.sp(c))
 
-    def skip_identity(self, meta: Any, c: list[Any]) -> s.IdentitySkip:
-        return s.IdentitySkip(self.sp(meta))
+    def skip_identity(self, c: list[Any]) -> s.IdentitySkip:
+        return s.IdentitySkip(self.sp(c))
 
-    def skip_none(self, meta: Any, c: list[Any]) -> s.NoSkip:
-        return s.NoSkip(self.sp(meta))
+    def skip_none(self, c: list[Any]) -> s.NoSkip:
+        return s.NoSkip(self.sp(c))
 
-    def skip_matrix(self, meta: Any, c: list[Any]) -> s.MatrixSkip:
-        return s.MatrixSkip(c[0], self.sp(meta))
+    def skip_matrix(self, c: list[Any]) -> s.MatrixSkip:
+        return s.MatrixSkip(c[0], self.sp(c))
 
-    def skip_scaled(self, meta: Any, c: list[Any]) -> s.ScaledSkip:
-        return s.ScaledSkip(c[2], self.sp(meta))
+    def skip_scaled(self, c: list[Any]) -> s.ScaledSkip:
+        return s.ScaledSkip(c[2], self.sp(c))
 
-    def skip_hyper(self, meta: Any, c: list[Any]) -> s.HyperSkip:
-        return s.HyperSkip(c[4], c[8], self.sp(meta))
+    def skip_hyper(self, c: list[Any]) -> s.HyperSkip:
+        return s.HyperSkip(c[4], c[8], self.sp(c))
 
-    def _field(self, key: str, meta: Any, value: Any) -> tuple[str, Any, Span | None]:
-        return (key, value, self.sp(meta))
+    def _field(self, key: str, c: list[Any], value: Any) -> tuple[str, Any, Span | None]:
+        return (key, value, self.sp(c))
 
-    def field_activation(self, meta: Any, c: list[Any]) -> tuple[str, Any, Span | None]:
-        return self._field("activation", meta, c[2])
+    def field_activation(self, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("activation", c, c[2])
 
-    def field_dim(self, meta: Any, c: list[Any]) -> tuple[str, Any, Span | None]:
-        return self._field("dim", meta, c[2])
+    def field_dim(self, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("dim", c, c[2])
 
-    def field_width(self, meta: Any, c: list[Any]) -> tuple[str, Any, Span | None]:
-        return self._field("width", meta, c[2])
+    def field_width(self, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("width", c, c[2])
 
-    def field_skip(self, meta: Any, c: list[Any]) -> tuple[str, Any, Span | None]:
-        return self._field("skip", meta, c[2])
+    def field_skip(self, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("skip", c, c[2])
 
-    def field_w_up(self, meta: Any, c: list[Any]) -> tuple[str, Any, Span | None]:
-        return self._field("W_up", meta, c[2])
+    def field_w_up(self, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("W_up", c, c[2])
 
-    def field_w_down(self, meta: Any, c: list[Any]) -> tuple[str, Any, Span | None]:
-        return self._field("W_down", meta, c[2])
+    def field_w_down(self, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("W_down", c, c[2])
 
-    def field_w_gate(self, meta: Any, c: list[Any]) -> tuple[str, Any, Span | None]:
-        return self._field("W_gate", meta, c[2])
+    def field_w_gate(self, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("W_gate", c, c[2])
 
-    def field_weights(self, meta: Any, c: list[Any]) -> tuple[str, Any, Span | None]:
-        return self._field("weights", meta, _string(c[2]))
+    def field_weights(self, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("weights", c, _string(c[2]))
 
-    def field_prefix(self, meta: Any, c: list[Any]) -> tuple[str, Any, Span | None]:
-        return self._field("prefix", meta, _string(c[2]))
+    def field_prefix(self, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("prefix", c, _string(c[2]))
 
-    def field_up_key(self, meta: Any, c: list[Any]) -> tuple[str, Any, Span | None]:
-        return self._field("up", meta, _string(c[2]))
+    def field_up_key(self, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("up", c, _string(c[2]))
 
-    def field_down_key(self, meta: Any, c: list[Any]) -> tuple[str, Any, Span | None]:
-        return self._field("down", meta, _string(c[2]))
+    def field_down_key(self, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("down", c, _string(c[2]))
 
-    def field_gate_key(self, meta: Any, c: list[Any]) -> tuple[str, Any, Span | None]:
-        return self._field("gate", meta, _string(c[2]))
+    def field_gate_key(self, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("gate", c, _string(c[2]))
 
-    def field_transpose(self, meta: Any, c: list[Any]) -> tuple[str, Any, Span | None]:
-        return self._field("transpose", meta, str(c[2]) == "true")
+    def field_transpose(self, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("transpose", c, str(c[2]) == "true")
 
-    def block_def(self, meta: Any, c: list[Any]) -> s.BlockDef:
+    def block_def(self, c: list[Any]) -> s.BlockDef:
         name = str(c[1])
         fields = [x for x in c[3:] if isinstance(x, tuple)]
         seen: dict[str, Span | None] = {}
@@ -371,36 +385,36 @@ class _ToSyntax(Transformer[Token, Any]):
                                     bool(values.get("transpose", False)), seen["weights"])
         return s.BlockDef(name, values.get("activation"), values.get("dim"), values.get("width"),
                           values.get("skip"), values.get("W_up"), values.get("W_down"),
-                          values.get("W_gate"), weights, self.sp(meta), spans)
+                          values.get("W_gate"), weights, self.sp(c), spans)
 
-    def stack_power(self, meta: Any, c: list[Any]) -> s.StackDef:
-        return s.StackDef(str(c[1]), (str(c[3]),), c[5], (_tspan(self.file, c[3]),), self.sp(meta))
+    def stack_power(self, c: list[Any]) -> s.StackDef:
+        return s.StackDef(str(c[1]), (str(c[3]),), c[5], (_tspan(self.file, c[3]),), self.sp(c))
 
-    def stack_list(self, meta: Any, c: list[Any]) -> s.StackDef:
+    def stack_list(self, c: list[Any]) -> s.StackDef:
         names = [t for t in c[4:] if isinstance(t, Token) and t.type == "NAME"]
         return s.StackDef(str(c[1]), tuple(str(t) for t in names), None,
-                          tuple(_tspan(self.file, t) for t in names), self.sp(meta))
+                          tuple(_tspan(self.file, t) for t in names), self.sp(c))
 
     # -- queries and imports
-    def q_absorb(self, meta: Any, c: list[Any]) -> s.Query:
-        return s.Query("absorb", str(c[1]), None, self.sp(meta))
+    def q_absorb(self, c: list[Any]) -> s.Query:
+        return s.Query("absorb", str(c[1]), None, self.sp(c))
 
-    def q_classify(self, meta: Any, c: list[Any]) -> s.Query:
-        return s.Query("classify", c[1], None, self.sp(meta))
+    def q_classify(self, c: list[Any]) -> s.Query:
+        return s.Query("classify", c[1], None, self.sp(c))
 
-    def q_series(self, meta: Any, c: list[Any]) -> s.Query:
-        return s.Query("series", c[1], int(str(c[3])), self.sp(meta))
+    def q_series(self, c: list[Any]) -> s.Query:
+        return s.Query("series", c[1], int(str(c[3])), self.sp(c))
 
-    def q_parity(self, meta: Any, c: list[Any]) -> s.Query:
-        return s.Query("parity", c[1], None, self.sp(meta))
+    def q_parity(self, c: list[Any]) -> s.Query:
+        return s.Query("parity", c[1], None, self.sp(c))
 
-    def q_facts(self, meta: Any, c: list[Any]) -> s.Query:
-        return s.Query("facts", c[1], None, self.sp(meta))
+    def q_facts(self, c: list[Any]) -> s.Query:
+        return s.Query("facts", c[1], None, self.sp(c))
 
-    def import_stmt(self, meta: Any, c: list[Any]) -> s.Import:
-        return s.Import(_string(c[1]), self.sp(meta))
+    def import_stmt(self, c: list[Any]) -> s.Import:
+        return s.Import(_string(c[1]), self.sp(c))
 
-    def start(self, meta: Any, c: list[Any]) -> tuple[Any, ...]:
+    def start(self, c: list[Any]) -> tuple[Any, ...]:
         return tuple(c)
 
 
