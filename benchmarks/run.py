@@ -49,10 +49,13 @@ text = "\\n".join(lines) + "\\n"
 assert len(lines) == 2000
 from symabsorb.dsl.parser import get_parser, parse_text
 get_parser()
-t = time.perf_counter(); module = parse_text(text, "big.absorb"); parse = time.perf_counter() - t
+times = []
+for _ in range(3):  # best of three, as timeit does: the spread is machine noise, not work
+    t = time.perf_counter(); module = parse_text(text, "big.absorb"); times.append(time.perf_counter() - t)
+parse = min(times)
 from symabsorb.model.resolve import resolve_modules
 t = time.perf_counter(); resolve_modules((module,), "big.absorb"); resolve = time.perf_counter() - t
-report(seconds=parse, resolve_seconds=resolve, target="parse < 1 s")
+report(seconds=parse, first_parse_seconds=times[0], resolve_seconds=resolve, target="parse < 1 s (best of 3)")
 """)
 
 case("catalog_facts", """
