@@ -189,3 +189,39 @@ def test_exact_search_reports_proofs() -> None:
     assert none.found is False and "exhaustive" in none.proof  # a real solution exists, no 0/1 one
     far = exact_search(sp.Matrix([[1, 0], [1, 0]]), sp.Matrix([[1, 1], [0, 0]]), -sp.eye(2))
     assert far.found is False and "no real solution" in far.proof and far.distance == pytest.approx(1.0)
+
+
+def test_singular_gram_uses_milp() -> None:
+    np = require_module("numpy", "weights")
+    require_module("scipy", "weights")
+    from symabsorb.weights.floatsearch import float_search
+
+    rng = np.random.default_rng(0)
+    d, m = 3, 12
+    w_up = rng.standard_normal((m, d))
+    w_down = rng.standard_normal((d, m))
+    s = [1, 5, 9]
+    w_down[:, s] = -np.linalg.inv(w_up[s])
+    w_up = np.vstack([w_up, w_up[:2]])  # repeated rows: the Gram matrix is singular
+    w_down = np.hstack([w_down, rng.standard_normal((d, 2))])
+    result = float_search(w_up, w_down, -np.eye(d))
+    assert result.found and result.index_set == (1, 5, 9) and "MILP" in result.method
+
+
+def test_exact_search_beyond_enumeration_finds_a_checked_set() -> None:
+    require_module("scipy", "weights")
+    from symabsorb.weights.search import MAX_ENUMERATION, exact_search
+
+    d, m = 2, 30  # m > d^2: at least 26 free coordinates, beyond enumeration
+    w_up = sp.Matrix(m, d, lambda i, j: (i + 1) if j == 0 else (i * i % 7) - 3)
+    w_down = sp.Matrix(d, m, lambda i, j: sp.Rational((i + j) % 5 - 2, 3))
+    s = [0, 1]
+    b = sp.Matrix([list(w_up.row(j)) for j in s])
+    a = -b.inv()
+    for c, j in enumerate(s):
+        w_down[:, j] = a[:, c]
+    result = exact_search(w_up, w_down, -sp.eye(d))
+    assert m - d * d > MAX_ENUMERATION
+    assert result.found
+    chosen = list(result.index_set)
+    assert sp.Matrix(w_down[:, chosen]) * sp.Matrix(w_up[chosen, :]) == -sp.eye(d)

@@ -96,5 +96,31 @@ def float_search(w_up: Any, w_down: Any, target: Any) -> FloatSearch:
         return FloatSearch(False, (), f"G is positive definite, so the least-squares solution is unique; it is not a "
                            f"0/1 vector (max |c_j − round(c_j)| = {float(np.max(np.abs(c - np.round(c)))):.3g}) and "
                            f"its residual is {distance:.6g}, so no index set exists", distance, rel, method, recheck)
-    return FloatSearch(None, (), "G is singular and rounding the minimum-norm solution does not give an index set; "
-                       "the 0/1 points of the solution space were not searched", distance, rel, method, recheck)
+    found = milp_candidate(gram, rhs, scale=max(float(np.abs(gram).max()), 1.0))
+    if found is not None:
+        s = found
+        recheck = float(np.linalg.norm(w_down[:, list(s)] @ w_up[list(s), :] - target)) if s else t_norm
+        if recheck <= ACCEPT_RTOL * max(t_norm, 1.0):
+            return FloatSearch(True, s, f"G is singular; a mixed-integer program (HiGHS) over the 0/1 points of the "
+                               f"Gram system gives S with |S| = {len(s)}; recheck ‖W_down[:,S] W_up[S,:] − T‖_F = "
+                               f"{recheck:.3e}", distance, rel, method + " + MILP", recheck)
+    return FloatSearch(None, (), "G is singular and neither rounding nor a mixed-integer search found an index set; "
+                       "with a singular G that is not a proof that none exists", distance, rel, method, recheck)
+
+
+def milp_candidate(gram: Any, rhs: Any, scale: float, max_units: int = 2000) -> tuple[int, ...] | None:
+    """A 0/1 vector c with G c ≈ r from scipy's MILP (HiGHS), or None (no scipy, too big, none found)."""
+    if gram.shape[0] > max_units:
+        return None
+    try:
+        import numpy as np
+        from scipy.optimize import Bounds, LinearConstraint, milp
+    except ImportError:
+        return None
+    m = gram.shape[0]
+    tol = 1e-7 * scale
+    result = milp(c=np.zeros(m), integrality=np.ones(m), bounds=Bounds(0, 1),
+                  constraints=LinearConstraint(gram, rhs - tol, rhs + tol), options={"time_limit": 60})
+    if result.x is None:
+        return None
+    return tuple(int(j) for j in np.flatnonzero(result.x > 0.5))

@@ -121,6 +121,23 @@ def _backend() -> _Flint | _Domain:
         return _Domain()
 
 
+def _milp_exact_candidate(red: list[list[Fraction]], pivots: list[int], free: list[int],
+                          m: int) -> tuple[int, ...] | None:
+    """A 0/1 point of the (exact, reduced) solution space proposed by MILP, checked by the caller."""
+    try:
+        import numpy as np
+        from scipy.optimize import Bounds, LinearConstraint, milp
+    except ImportError:
+        return None
+    rows = np.array([[float(x) for x in r[:m]] for r in red])
+    rhs = np.array([float(r[m]) for r in red])
+    result = milp(c=np.zeros(m), integrality=np.ones(m), bounds=Bounds(0, 1),
+                  constraints=LinearConstraint(rows, rhs - 1e-9, rhs + 1e-9), options={"time_limit": 60})
+    if result.x is None:
+        return None
+    return tuple(int(j) for j in np.flatnonzero(result.x > 0.5))
+
+
 def _float_guess(a: list[list[Fraction]], b: list[list[Fraction]], rhs: list[Fraction], d: int,
                  m: int) -> tuple[int, ...] | None:
     """A candidate S from the float Gram system, returned only if it checks exactly (else None)."""
@@ -185,6 +202,13 @@ def exact_search(w_up: sp.MatrixBase, w_down: sp.MatrixBase, target: sp.MatrixBa
     red = rows
     free = [j for j in range(m) if j not in pivots]
     if len(free) > MAX_ENUMERATION:
+        candidate = _milp_exact_candidate(red, pivots, free, m)
+        if candidate is not None and all(
+                sum((a[j][i] * b[j][k] for j in candidate), Fraction(0)) == rhs[i * d + k]
+                for i in range(d) for k in range(d)):
+            return SearchResult(True, candidate, f"a mixed-integer program (HiGHS) over the {len(free)} free coordinates "
+                                f"proposed S = {{{', '.join(map(str, candidate))}}}, and W_down[:,S] W_up[S,:] = T holds "
+                                "exactly in rational arithmetic", residual, norm2, method + " + MILP")
         return SearchResult(None, (), f"the solutions form an affine space with {len(free)} free coordinates; "
                             f"enumerating their 0/1 values (2^{len(free)}) is beyond the exact search limit "
                             f"(2^{MAX_ENUMERATION})", residual, norm2, method)
