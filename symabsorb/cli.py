@@ -198,7 +198,14 @@ def cmd_catalog(args: argparse.Namespace) -> int:
 def cmd_graph(args: argparse.Namespace) -> int:
     from .report.graph import render_graph
 
-    sys.stdout.write(render_graph(_library(args), args.format))
+    library = _library(args)
+    states = None
+    if args.spec:
+        from .report.build import build_report
+
+        spec, text = _read_spec(args.spec)
+        states = build_report(spec, text, library, args.budget).node_states()
+    sys.stdout.write(render_graph(library, args.format, states))
     return 0
 
 
@@ -325,6 +332,9 @@ def build_parser() -> argparse.ArgumentParser:
     gr = sub.add_parser("graph", help="print the lemma graph")
     gr.add_argument("--format", choices=("dot", "mermaid", "json"), default="dot")
     gr.add_argument("--theorems", action="append", metavar="DIR")
+    gr.add_argument("--spec", metavar="SPEC", help="colour each result by its state after proving SPEC's queries "
+                    "(applied, hypothesis failed, undecided, cited, not tried)")
+    _budget(gr)
     gr.set_defaults(func=cmd_graph)
 
     pr = sub.add_parser("prove", help="answer every query of a spec and write a report")

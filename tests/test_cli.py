@@ -109,3 +109,11 @@ def test_parser_describes_every_command_once() -> None:
     parser = build_parser()
     sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
     assert sorted(sub.choices) == ["absorb", "catalog", "check", "classify", "facts", "fmt", "graph", "prove"]
+
+
+def test_graph_states_after_a_query() -> None:
+    code, out, _ = run("graph", "--format", "json", "--spec", str(EXAMPLES / "paper.absorb"))
+    assert code == 0
+    states = {n["id"]: n["state"] for n in json.loads(out)["nodes"]}
+    assert states["prop5"] == "applied" and states["thm8"] == "applied" and states["cor7"] == "applied"
+    assert states["L-growth"] == "hypothesis failed"
