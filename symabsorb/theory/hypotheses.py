@@ -124,8 +124,8 @@ def _skip_invertible(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     inv = skip_invertible(skip)
     m = skip_latex(skip)
     how = {"identity": "the identity", "scaled": "a nonzero multiple of the identity",
-           "matrix": "a square matrix with nonzero determinant (computed exactly)",
-           "hyper": "$A \\otimes I_d$ with $\\det A \\ne 0$ (computed exactly)"}.get(skip.kind, "")
+           "matrix": "nonzero determinant, computed exactly",
+           "hyper": "$A \\otimes I_d$ with $\\det A \\ne 0$, computed exactly"}.get(skip.kind, "")
     if inv is True:
         return _simple("skip_invertible", HypStatus.PROVED, f"$M = {m}$ is invertible ({how})", bindings={"M": m})
     if inv is False:
@@ -225,7 +225,8 @@ def _unit_homogeneous(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
                            holds=ok)
     if ok is False:
         return HypothesisCheck(check.name, HypStatus.REFUTED, check.statement, check.evidence, check.bindings,
-                               reason=f"the degree is k = {sp.sstr(k)}, outside {_degree_text(p)}")
+                               reason=f"the degree is k = {sp.sstr(k)}, outside "
+                                      f"{_degree_text(p).replace(chr(92) + 'ne', '≠')}")
     if ok is None:
         return HypothesisCheck(check.name, HypStatus.UNKNOWN, check.statement, check.evidence, check.bindings,
                                reason="the degree could not be compared")
@@ -259,7 +260,7 @@ def _differentiable(name: str, s: Subject, what: str) -> HypothesisCheck:
     elif f.at_zero.left_derivative is not None and f.at_zero.right_derivative is not None:
         statement += (f" (one-sided derivatives ${sp.latex(f.at_zero.left_derivative)}$ and "
                       f"${sp.latex(f.at_zero.right_derivative)}$)")
-    refuted_reason = f"{what.strip(chr(92))} is not differentiable at 0"
+    refuted_reason = f"{'g' if what == 'g' else 'σ'} is not differentiable at 0"
     if f.at_zero.left_derivative is not None and f.at_zero.right_derivative is not None:
         refuted_reason += (f" (left derivative {sp.sstr(f.at_zero.left_derivative)}, right derivative "
                            f"{sp.sstr(f.at_zero.right_derivative)})")
