@@ -170,3 +170,35 @@ def test_catalog_command() -> None:
     assert by_name["relu2"]["verdict"] == "impossible" and by_name["relu2"]["source"] == "paper"
     assert by_name["tanh"]["verdict"] == "impossible" and by_name["tanh"]["source"] == "library"
     assert by_name["mish"]["verdict"] == "open"
+
+
+def test_parametric_activations() -> None:
+    """Parameters declared without a value stay symbols and are analysed for all their values."""
+    import sympy as sp
+
+    from symabsorb.analysis.numeric import evaluate
+    from symabsorb.model import Z, resolve_text
+
+    spec = resolve_text("""
+activation leaky_sym(z; alpha > 0) = if z >= 0 then z else alpha*z
+activation swish_b(z; beta > 0) = z*sigmoid(beta*z)
+classify leaky_sym
+classify swish_b
+""")
+    leaky, swish = (classify(q.target) for q in spec.queries)
+    assert leaky.verdict is Verdict.CONDITIONAL and leaky.decided_by == "L-odd-linear"
+    alpha = spec.activations[0].params[0].symbol
+    assert sp.simplify(leaky.condition_constant - (1 + alpha) / 2) == 0
+    # the proved constant is right for a sample value of the parameter
+    e = spec.activations[0].expr.subs(alpha, sp.Rational(3, 10))
+    from fractions import Fraction
+
+    for x in (Fraction(7, 5), Fraction(-2, 3)):
+        odd = evaluate((e - e.subs(Z, -Z)) / 2 - sp.Rational(13, 20) * Z, x)
+        assert abs(odd) < 1e-40
+    assert swish.verdict is Verdict.CONDITIONAL and swish.condition_constant == sp.Rational(1, 2)
+
+
+def test_fractional_degree_is_prop5() -> None:
+    d = classified("max(0, z)^(5/2)")
+    assert (d["verdict"], d["decided_by"]) == ("impossible", "prop5")

@@ -68,13 +68,6 @@ def analyze_expr(expr: sp.Expr, gated: bool = False, order: int = DEFAULT_ORDER,
                  budget: float | None = DEFAULT_BUDGET) -> tuple[ParityFact, AtZeroFact, SeriesFact, HomogeneityFact,
                                                                  GrowthFact, PolynomialFact, GateFact | None]:
     """The facts of an expression in :data:`~symabsorb.model.functions.Z` (cached)."""
-    if expr.free_symbols - {Z}:
-        reason = "σ has free parameters (" + ", ".join(sorted(map(str, expr.free_symbols - {Z}))) + \
-            "): parametric analysis is not supported yet; give them values"
-        return (_parity_fallback(reason), _at_zero_fallback(reason),
-                SeriesFact(unknown(reason), None, (), order), HomogeneityFact(unknown(reason), None),
-                GrowthFact(unknown(reason), None, None, None, False), PolynomialFact(unknown(reason), None, None),
-                GateFact(unknown(reason), None, None, None) if gated else None)
     parity = _timed(lambda: parity_fact(expr), _parity_fallback, budget)
     at0 = _timed(lambda: at_zero_fact(expr), _at_zero_fallback, budget)
     series = _timed(lambda: series_fact(expr, order), lambda r: SeriesFact(unknown(r), None, (), order), budget)

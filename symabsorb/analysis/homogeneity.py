@@ -77,12 +77,15 @@ def homogeneity_fact(expr: sp.Expr) -> HomogeneityFact:
             degrees = []
             steps: list[Step] = []
             ok = True
-            for name, (piece,) in zip(("z > 0", "z < 0"), rays, strict=True):
+            u = sp.Dummy("u", positive=True)
+            for name, sign, (piece,) in zip(("z > 0", "z < 0"), (1, -1), rays, strict=True):
                 if prove_zero(piece.expr):
                     steps.append(Step(f"on {name}, σ ≡ 0 (homogeneous of every degree)", sp.S.Zero))
                     continue
-                k = simplified(Z * sp.diff(piece.expr, Z) / piece.expr)
-                if not is_free_of_z(k):
+                # on the ray z = ±u with u > 0, Euler's ratio u·e'(u)/e(u) (u positive helps powsimp)
+                e = piece.expr.xreplace({Z: sign * u})
+                k = simplified(u * sp.diff(e, u) / e)
+                if u in k.free_symbols or not is_free_of_z(k):
                     ok = False
                     break
                 degrees.append(k)
