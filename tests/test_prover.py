@@ -202,3 +202,15 @@ classify swish_b
 def test_fractional_degree_is_prop5() -> None:
     d = classified("max(0, z)^(5/2)")
     assert (d["verdict"], d["decided_by"]) == ("impossible", "prop5")
+
+
+def test_a_parameter_that_may_vanish_is_not_assumed_nonzero() -> None:
+    """σ(z) = a·z with an unconstrained a: a = 0 would make the block unabsorbable, so L-linear and
+    L-odd-linear must not apply; with a > 0 they may."""
+    from symabsorb.model import resolve_text
+
+    spec = resolve_text("activation lin(z; a) = a*z\nactivation pos(z; a > 0) = a*z\nclassify lin\nclassify pos")
+    free, positive = (classify(q.target) for q in spec.queries)
+    assert free.verdict is Verdict.OPEN
+    assert {c.id: c.state.value for c in free.candidates}["L-linear"] == "hypothesis undecided"
+    assert positive.verdict is Verdict.ABSORBABLE and positive.decided_by == "L-linear"

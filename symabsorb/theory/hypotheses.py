@@ -290,6 +290,9 @@ def _deriv_zero(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     ev = f.at_zero.evidence
     if d.is_zero:
         return _from_evidence("derivative_at_0_zero", "$\\sigma'(0) = 0$", "derivative at 0", ev)
+    if d.is_nonzero is not True:
+        return _simple("derivative_at_0_zero", HypStatus.UNKNOWN, "$\\sigma'(0) = 0$",
+                       f"σ'(0) = {sp.sstr(d)} is not decided to be zero or nonzero", evidence=(("derivative at 0", ev),))
     return _simple("derivative_at_0_zero", HypStatus.REFUTED, "$\\sigma'(0) = 0$", f"σ'(0) = {sp.sstr(d)} ≠ 0",
                    evidence=(("derivative at 0", ev),))
 
@@ -334,7 +337,16 @@ def _even(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
         ev = Evidence(Status.REFUTED, Stage.NUMERIC_REFUTATION,
                       (Step(f"σ(z) − σ(−z) ≠ 0 at z = {w[0]} (60-digit evaluation)"),))
         return _simple("even", HypStatus.REFUTED, "$\\sigma$ is even", "σ is not even", evidence=(("parity", ev),))
-    return _from_evidence("even", "$\\sigma$ is even", "parity", par.symmetry_evidence)
+    return _simple("even", HypStatus.UNKNOWN, "$\\sigma$ is even", "evenness neither proved nor refuted",
+                   evidence=(("parity", par.symmetry_evidence),))
+
+
+def _nonzero_or_unknown(check: HypothesisCheck, value: Any, what: str) -> HypothesisCheck:
+    """A proved check whose constant is not *proved* nonzero (a free parameter) becomes unknown."""
+    if check.status is HypStatus.PROVED and value is not None and value.is_nonzero is not True:
+        return HypothesisCheck(check.name, HypStatus.UNKNOWN, check.statement, check.evidence, check.bindings,
+                               reason=f"{what} = {sp.sstr(value)} is not proved nonzero")
+    return check
 
 
 @hypothesis("odd_linear")
@@ -351,7 +363,7 @@ def _odd_linear(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     if check.status is HypStatus.REFUTED:
         return HypothesisCheck(check.name, check.status, statement, check.evidence, check.bindings,
                                reason="the odd part of σ is not c·z")
-    return check
+    return _nonzero_or_unknown(check, c, "c")
 
 
 @hypothesis("gate_flip")
@@ -368,7 +380,7 @@ def _gate_flip(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     if check.status is HypStatus.REFUTED:
         return HypothesisCheck(check.name, check.status, statement, check.evidence, reason="g(z) + g(−z) is not "
                                "constant")
-    return check
+    return _nonzero_or_unknown(check, g0, "g(0)")
 
 
 @hypothesis("same_function")
@@ -397,7 +409,7 @@ def _linear(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     check = _from_evidence("linear_activation", statement, "linearity", ev, {"c": c})
     if check.status is HypStatus.REFUTED:
         return HypothesisCheck(check.name, check.status, statement, check.evidence, reason="σ is not linear")
-    return check
+    return _nonzero_or_unknown(check, c, "c")
 
 
 @hypothesis("nonpolynomial")
