@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from ..model.functions import Z
+from .identity import exact_sign
 from .structure import NONSMOOTH
 
 __all__ = ["Piece", "PiecewiseForm", "piecewise_form", "rational_between"]
@@ -199,20 +200,9 @@ def _roots(k: sp.Expr, lo: sp.Expr, hi: sp.Expr) -> list[sp.Expr]:
 
 
 def _sign_at(k: sp.Expr, q: sp.Expr) -> int:
-    v = k.xreplace({Z: q})
-    if v.is_zero:
-        return 0
-    if v.is_positive:
-        return 1
-    if v.is_negative:
-        return -1
-    v = sp.simplify(v)
-    if v.is_zero:
-        return 0
-    if v.is_positive:
-        return 1
-    if v.is_negative:
-        return -1
+    sign = exact_sign(k.xreplace({Z: q}))
+    if sign is not None:
+        return sign
     raise _Undecidable("sign of a case split at a sample point")
 
 
