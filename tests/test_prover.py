@@ -214,3 +214,14 @@ def test_a_parameter_that_may_vanish_is_not_assumed_nonzero() -> None:
     assert free.verdict is Verdict.OPEN
     assert {c.id: c.state.value for c in free.candidates}["L-linear"] == "hypothesis undecided"
     assert positive.verdict is Verdict.ABSORBABLE and positive.decided_by == "L-linear"
+
+
+def test_parameter_constraints_are_used() -> None:
+    """`k > 1` decides Prop. 5 for every such k; `k > 0` does not (k = 1 is allowed)."""
+    from symabsorb.model import resolve_text
+
+    spec = resolve_text("activation powk(z; k > 1) = max(0, z)^k\nactivation powh(z; k > 0) = max(0, z)^k\n"
+                        "classify powk\nclassify powh")
+    above_one, positive = (classify(q.target) for q in spec.queries)
+    assert (above_one.verdict, above_one.decided_by) == (Verdict.IMPOSSIBLE, "prop5")
+    assert positive.verdict is Verdict.OPEN

@@ -245,8 +245,19 @@ def _kwarg_values(template: _Template, kwargs: Iterable[s.KwArg], builder: _Expr
 
 # ---- declarations ----------------------------------------------------------------------------
 
-_CONSTRAINT_ASSUMPTIONS = {(">", 0): {"positive": True}, (">=", 0): {"nonnegative": True},
-                           ("<", 0): {"negative": True}, ("<=", 0): {"nonpositive": True}}
+def _sign_assumptions(op: str, bound: sp.Expr) -> dict[str, bool]:
+    """SymPy assumptions implied by ``p op bound`` (``k > 1`` makes ``k`` positive)."""
+    if not bound.is_number:
+        return {}
+    if (op == ">" and bound >= 0) or (op == ">=" and bound > 0):
+        return {"positive": True}
+    if op == ">=" and bound == 0:
+        return {"nonnegative": True}
+    if (op == "<" and bound <= 0) or (op == "<=" and bound < 0):
+        return {"negative": True}
+    if op == "<=" and bound == 0:
+        return {"nonpositive": True}
+    return {}
 
 
 def _declare_activation(d: s.ActivationDef, scope: Scope, source: str) -> _Template:
@@ -266,9 +277,8 @@ def _declare_activation(d: s.ActivationDef, scope: Scope, source: str) -> _Templ
         assumptions: dict[str, bool] = {"real": True}
         if p.constraint is not None and p.constraint_op is not None:
             bound = const.build(p.constraint)
-            key = (p.constraint_op, bound)
-            if key in _CONSTRAINT_ASSUMPTIONS and default is None:
-                assumptions.update(_CONSTRAINT_ASSUMPTIONS[key])
+            if default is None:
+                assumptions.update(_sign_assumptions(p.constraint_op, bound))
             sym0 = sp.Symbol(p.name, real=True)
             ops = {"<": sp.Lt, "<=": sp.Le, ">": sp.Gt, ">=": sp.Ge}
             constraint = ops[p.constraint_op](sym0, bound)

@@ -175,7 +175,25 @@ def _as_expr(v: int | sp.Expr) -> sp.Expr:
     return sp.Integer(v) if isinstance(v, int) else v
 
 
-def _degree_ok(k: sp.Expr, p: dict[str, Any]) -> bool | None:
+def _within_constraints(e: sp.Expr, params: tuple[Any, ...]) -> sp.Expr:
+    """``e`` with each constrained parameter written as bound ± (a nonnegative or positive slack),
+    so SymPy's assumptions see the constraint (``k > 1`` becomes ``1 + t`` with ``t > 0``)."""
+    subs = {}
+    for param in params:
+        c = param.constraint
+        if c is None or not isinstance(c, sp.core.relational.Relational) or c.lhs != param.symbol:
+            continue
+        strict = isinstance(c, (sp.StrictGreaterThan, sp.StrictLessThan))
+        slack = sp.Dummy("t", positive=True) if strict else sp.Dummy("t", nonnegative=True)
+        if isinstance(c, (sp.StrictGreaterThan, sp.GreaterThan)):
+            subs[param.symbol] = c.rhs + slack
+        elif isinstance(c, (sp.StrictLessThan, sp.LessThan)):
+            subs[param.symbol] = c.rhs - slack
+    return e.xreplace(subs) if subs else e
+
+
+def _degree_ok(k: sp.Expr, p: dict[str, Any], params: tuple[Any, ...] = ()) -> bool | None:
+    k = _within_constraints(k, params)
     checks = []
     if "equals" in p:
         checks.append(sp.Eq(k, _number(p["equals"])))
@@ -220,7 +238,8 @@ def _unit_homogeneous(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
         what = "the gate g is" if s.the_block.gated else "σ is"
         return _from_evidence("unit_homogeneous", statement, "homogeneity", ev,
                               refuted_reason=f"{what} not positively homogeneous")
-    ok = _degree_ok(k, p)
+    act = s.the_block.activation
+    ok = _degree_ok(k, p, act.gate.params if isinstance(act, GatedActivation) else act.params)
     check = _from_evidence("unit_homogeneous", statement + f" ({text})", "homogeneity", ev, {"k": k},
                            holds=ok)
     if ok is False:
