@@ -225,3 +225,26 @@ def test_exact_search_beyond_enumeration_finds_a_checked_set() -> None:
     assert result.found
     chosen = list(result.index_set)
     assert sp.Matrix(w_down[:, chosen]) * sp.Matrix(w_up[chosen, :]) == -sp.eye(d)
+
+
+def test_stack_of_file_blocks_composes(tmp_path: Path) -> None:
+    np = require_module("numpy", "weights")
+    rng = np.random.default_rng(4)
+    arrays = {}
+    for layer in range(2):
+        w_up = rng.standard_normal((8, 3))
+        w_down = rng.standard_normal((3, 8))
+        s = [layer, 3, 6]
+        w_down[:, s] = -np.linalg.inv(w_up[s])
+        arrays[f"l{layer}.W_up"], arrays[f"l{layer}.W_down"] = w_up, w_down
+    np.savez(tmp_path / "two.npz", **arrays)
+    spec = tmp_path / "st.absorb"
+    spec.write_text('block a { activation: gelu weights: "two.npz" prefix: "l0." }\n'
+                    'block b { activation: gelu weights: "two.npz" prefix: "l1." }\n'
+                    "stack ab = [a, b]\nabsorb ab\n")
+    code, out, err = run("prove", str(spec), "--format", "json")
+    assert code == 0, err
+    d = json.loads(out)["queries"][0]["derivation"]
+    assert d["verdict"] == "absorbable" and d["decided_by"] == "depth-witnesses"
+    gap = float(d["steps"][-1]["text"].split("max relative error ")[1].split(" ")[0])
+    assert gap < 1e-8
