@@ -27,72 +27,62 @@ def value_at(e: sp.Expr, point: sp.Expr) -> sp.Expr:
     return e.xreplace({Z: point})
 
 
-def _positive_at(e: sp.Expr, point: sp.Expr) -> bool:
+def _positive(e: sp.Expr, point: sp.Expr | None) -> bool:
+    """``e > 0`` at ``point`` (``None``: at every real ``z``), decided by SymPy."""
+    if point is None:
+        return bool(e.is_positive)
     v = value_at(e, point)
     return bool(v.is_positive) or bool(sp.simplify(v).is_positive)
 
 
-def _nonzero_at(e: sp.Expr, point: sp.Expr) -> bool:
+def _nonzero(e: sp.Expr, point: sp.Expr | None) -> bool:
+    """``e ≠ 0`` at ``point`` (``None``: at every real ``z``), decided by SymPy."""
+    if point is None:
+        return bool(e.is_nonzero) or bool(e.is_positive)
     v = value_at(e, point)
     return bool(v.is_nonzero) or bool(sp.simplify(v).is_nonzero)
 
 
-def analytic_at(e: sp.Expr, point: sp.Expr = sp.S.Zero) -> bool:
-    """``e`` is real-analytic in a neighbourhood of ``point``."""
+def _analytic(e: sp.Expr, point: sp.Expr | None) -> bool:
+    """``e`` is real-analytic near ``point`` (``None``: on all of R)."""
     if e.is_Number or e.is_NumberSymbol or not e.has(Z):
         return bool(e.is_finite) or e.is_Number
     if e is Z:
         return True
     if isinstance(e, (sp.Add, sp.Mul)):
-        return all(analytic_at(a, point) for a in e.args)
+        return all(_analytic(a, point) for a in e.args)
     if isinstance(e, sp.Pow):
         base, exp = e.args
         if exp.has(Z):
-            return analytic_at(exp, point) and analytic_at(base, point) and _positive_at(base, point)
-        if not analytic_at(base, point):
+            return _analytic(exp, point) and _analytic(base, point) and _positive(base, point)
+        if not _analytic(base, point):
             return False
         if exp.is_Integer and exp >= 0:
             return True
         if exp.is_Integer:
-            return _nonzero_at(base, point)
-        return _positive_at(base, point)
+            return _nonzero(base, point)
+        return _positive(base, point)
     if isinstance(e, _ENTIRE + _REAL_ANALYTIC):
-        return analytic_at(e.args[0], point)
+        return _analytic(e.args[0], point)
     if isinstance(e, sp.log):
-        return analytic_at(e.args[0], point) and _positive_at(e.args[0], point)
+        return _analytic(e.args[0], point) and _positive(e.args[0], point)
     if isinstance(e, sp.Abs):
-        return analytic_at(e.args[0], point) and _nonzero_at(e.args[0], point)
+        return _analytic(e.args[0], point) and _nonzero(e.args[0], point)
     return False
 
 
-def _positive_everywhere(e: sp.Expr) -> bool:
-    return bool(e.is_positive)
+def analytic_at(e: sp.Expr, point: sp.Expr = sp.S.Zero) -> bool:
+    """``e`` is real-analytic in a neighbourhood of ``point``."""
+    return _analytic(e, point)
 
 
 def analytic_on_reals(e: sp.Expr) -> bool:
     """``e`` is real-analytic on all of R (so it is determined by its values on any interval)."""
-    if not e.has(Z):
-        return bool(e.is_finite) or e.is_Number
-    if e is Z:
-        return True
-    if isinstance(e, (sp.Add, sp.Mul)):
-        return all(analytic_on_reals(a) for a in e.args)
-    if isinstance(e, sp.Pow):
-        base, exp = e.args
-        if exp.has(Z):
-            return analytic_on_reals(exp) and analytic_on_reals(base) and _positive_everywhere(base)
-        if not analytic_on_reals(base):
-            return False
-        if exp.is_Integer and exp >= 0:
-            return True
-        if exp.is_Integer:
-            return bool(base.is_nonzero) or _positive_everywhere(base)
-        return _positive_everywhere(base)
-    if isinstance(e, _ENTIRE + _REAL_ANALYTIC):
-        return analytic_on_reals(e.args[0])
-    if isinstance(e, sp.log):
-        return analytic_on_reals(e.args[0]) and _positive_everywhere(e.args[0])
-    return False
+    return _analytic(e, None)
+
+
+def _positive_everywhere(e: sp.Expr) -> bool:
+    return bool(e.is_positive)
 
 
 def locally_bounded(e: sp.Expr) -> bool:

@@ -32,19 +32,6 @@ class Skip:
     n: int | None = None
     span: Span | None = field(default=None, compare=False, repr=False)
 
-    @property
-    def core(self) -> sp.ImmutableMatrix | sp.Expr:
-        """The small matrix or scalar that determines M (``mix`` for hyper, ``factor`` for scaled)."""
-        if self.kind == "identity":
-            return sp.Integer(1)
-        if self.kind == "none":
-            return sp.Integer(0)
-        if self.kind == "scaled":
-            assert self.factor is not None
-            return self.factor
-        assert self.matrix is not None
-        return self.matrix
-
     def describe(self) -> str:
         if self.kind == "identity":
             return "identity skip M = I"

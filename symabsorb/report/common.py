@@ -77,6 +77,22 @@ def math_parts(text: str) -> list[tuple[str, bool]]:
     return out
 
 
+def text_pieces(text: str, library: Library) -> list[tuple[str, str]]:
+    """A step's text as (kind, value) pieces, kind one of ``cite`` (a result id), ``math`` (LaTeX),
+    ``code`` (between backticks) or ``text``: each renderer maps the kinds to its own markup."""
+    out: list[tuple[str, str]] = []
+    for piece, rid in split_citations(text, library):
+        if rid is not None:
+            out.append(("cite", rid))
+            continue
+        for part, is_math in math_parts(piece):
+            if is_math:
+                out.append(("math", part))
+            else:
+                out.extend(("code" if i % 2 else "text", chunk) for i, chunk in enumerate(part.split("`")))
+    return out
+
+
 def node_id(rid: str) -> str:
     return "n_" + re.sub(r"[^A-Za-z0-9]", "_", rid)
 

@@ -13,7 +13,7 @@ from ..analysis.facts import Evidence, Step
 from ..model.activation import GatedActivation
 from ..theory.derivation import Derivation, DerivationStep, NodeState
 from ..theory.library import Library
-from .common import VERDICT_TEXT, facts_rows, math_parts, split_citations
+from .common import VERDICT_TEXT, facts_rows, text_pieces
 from .model import QueryAnswer, Report
 from .plots import activation_svg
 from .svggraph import graph_svg, legend_svg
@@ -59,18 +59,15 @@ class HtmlRenderer:
 
     def text(self, text: str) -> str:
         out = []
-        for piece, rid in split_citations(text, self.library):
-            if rid is not None:
-                r = self.library.results[rid]
-                out.append(f'<a class="cite" href="#ref-{escape(rid)}">{escape(r.label)}</a>')
-                continue
-            for part, is_math in math_parts(piece):
-                if is_math:
-                    out.append(self.math(part))
-                else:
-                    chunks = part.split("`")
-                    out.append("".join(f"<code>{escape(c)}</code>" if i % 2 else escape(c)
-                                       for i, c in enumerate(chunks)))
+        for kind, value in text_pieces(text, self.library):
+            if kind == "cite":
+                out.append(f'<a class="cite" href="#ref-{escape(value)}">{escape(self.library.results[value].label)}</a>')
+            elif kind == "math":
+                out.append(self.math(value))
+            elif kind == "code":
+                out.append(f"<code>{escape(value)}</code>")
+            else:
+                out.append(escape(value))
         return "".join(out)
 
     @singledispatchmethod

@@ -13,7 +13,7 @@ from ..analysis.engine import ActivationFacts
 from ..analysis.facts import Evidence, Step
 from ..theory.derivation import Derivation, DerivationStep, NodeState
 from ..theory.library import Library
-from .common import VERDICT_TEXT, facts_rows, math_parts, split_citations
+from .common import VERDICT_TEXT, facts_rows, text_pieces
 from .model import QueryAnswer, Report
 
 __all__ = ["PREAMBLE", "LatexRenderer", "render_latex"]
@@ -73,17 +73,15 @@ class LatexRenderer:
 
     def text(self, text: str) -> str:
         out = []
-        for piece, rid in split_citations(text, self.library):
-            if rid is not None:
-                out.append(self.cite(rid))
-                continue
-            for part, is_math in math_parts(piece):
-                if is_math:
-                    out.append(f"${part}$")
-                else:
-                    chunks = part.split("`")
-                    out.append("".join(f"\\texttt{{{escape_text(c)}}}" if i % 2 else escape_text(c)
-                                       for i, c in enumerate(chunks)))
+        for kind, value in text_pieces(text, self.library):
+            if kind == "cite":
+                out.append(self.cite(value))
+            elif kind == "math":
+                out.append(f"${value}$")
+            elif kind == "code":
+                out.append(f"\\texttt{{{escape_text(value)}}}")
+            else:
+                out.append(escape_text(value))
         return "".join(out)
 
     @singledispatchmethod
