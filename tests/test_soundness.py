@@ -116,3 +116,22 @@ def test_random_weights_are_not_absorbable_with_a_positive_distance() -> None:
         assert result.distance > 0
         if decided.decided_by == "thm8":
             assert decided.verdict is Verdict.NOT_ABSORBABLE
+
+
+@pytest.mark.parametrize("c", [sp.Integer(1), sp.Rational(-3, 2)])
+@pytest.mark.parametrize("skip", list(SKIPS))
+def test_linear_activation_witness_of_l_linear(c: sp.Expr, skip: str) -> None:
+    """L-linear says σ = c·z is absorbable for every weight when m >= d: build its witness
+    W'_up = [I; 0], W'_down = (1/c)[A 0] with A = M + c W_down W_up and check it at 200 points."""
+    rng = random.Random(11)
+    d, m = 3, 5
+    act = activation_from_text(f"({c})*z")
+    probe = Block("lin", act, d, m, SKIPS[skip])
+    assert prove(probe).decided_by == "L-linear" and prove(probe).verdict is Verdict.ABSORBABLE
+    w_up = sp.ImmutableMatrix(m, d, lambda i, j: sp.Rational(rng.randint(-4, 4), rng.randint(1, 3)))
+    w_down = sp.ImmutableMatrix(d, m, lambda i, j: sp.Rational(rng.randint(-4, 4), rng.randint(1, 3)))
+    block = Block("lin", act, d, m, SKIPS[skip], w_up, w_down)
+    a = skip_matrix(block) + c * w_down * w_up
+    new_up = sp.ImmutableMatrix(sp.Matrix.vstack(sp.eye(d), sp.zeros(m - d, d)))
+    new_down = sp.ImmutableMatrix(sp.Matrix.hstack(a / c, sp.zeros(d, m - d)))
+    assert max_relative_error(block, Witness((), new_up, new_down), points=200, seed=2) < 1e-10
