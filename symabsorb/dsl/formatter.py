@@ -175,6 +175,27 @@ def _(node: s.StackDef) -> str:
 
 
 @_stmt.register
+def _(node: s.SpaceDef) -> str:
+    lines = [f"space {node.name} = {{"]
+    if node.primitives:
+        lines.append(f"    primitives: [{', '.join(node.primitives)}]")
+    if node.constants:
+        lines.append(f"    constants: [{', '.join(format_expr(c) for c in node.constants)}]")
+    if node.operators is not None:
+        lines.append(f"    operators: [{', '.join(node.operators)}]")
+    if node.size is not None:
+        lines.append(f"    size: {node.size}")
+    if node.family is not None:
+        lines.append(f"    family: {format_expr(node.family)}")
+    for r in node.ranges:
+        lines.append(f"    range {r.name}: [{format_expr(r.low)}, {format_expr(r.high)}]")
+    if node.grid is not None:
+        lines.append(f"    grid: {node.grid}")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+@_stmt.register
 def _(node: s.Query) -> str:
     target = node.target if isinstance(node.target, str) else format_act_ref(node.target)
     if node.kind == "series":
@@ -211,7 +232,7 @@ def format_module(module: s.Module) -> str:
         leading = [c for pos, c in comments if pos < end]
         comments = [(pos, c) for pos, c in comments if not pos < end]
         kind = type(stmt)
-        if out and (kind is not previous or kind is s.BlockDef or leading):
+        if out and (kind is not previous or kind in (s.BlockDef, s.SpaceDef) or leading):
             out.append("")
         out.extend(leading)
         out.append(_stmt(stmt))

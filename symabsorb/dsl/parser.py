@@ -18,7 +18,8 @@ __all__ = ["FIELD_NAMES", "KEYWORDS", "get_parser", "grammar_text", "parse_expre
 FIELD_NAMES = ("activation", "dim", "width", "skip", "W_up", "W_down", "W_gate", "weights",
                "prefix", "up", "down", "gate", "transpose")
 STATEMENT_KEYWORDS = ("import", "activation", "gated", "block", "stack", "absorb", "classify",
-                      "series", "parity", "facts")
+                      "series", "parity", "facts", "space")
+SPACE_FIELDS = ("primitives", "constants", "operators", "size", "family", "range", "grid")
 KEYWORDS = (*STATEMENT_KEYWORDS, "gate", "order", "if", "then", "else", "and", "or")
 
 # What each terminal means to a person (never show `__ANON_3` or `RBRACE`).
@@ -394,6 +395,50 @@ class _ToSyntax(Transformer[Token, Any]):
         names = [t for t in c[4:] if isinstance(t, Token) and t.type == "NAME"]
         return s.StackDef(str(c[1]), tuple(str(t) for t in names), None,
                           tuple(_tspan(self.file, t) for t in names), self.sp(c))
+
+    # -- exploration spaces
+    def space_primitives(self, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return ("primitives", tuple(str(x) for x in c[3:] if isinstance(x, Token) and x.type == "NAME"), self.sp(c))
+
+    def space_constants(self, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return ("constants", tuple(x for x in c[3:] if not isinstance(x, Token)), self.sp(c))
+
+    def space_operators(self, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return ("operators", tuple(x for x in c[3:] if isinstance(x, str) and not isinstance(x, Token)), self.sp(c))
+
+    def space_op(self, c: list[Any]) -> str:
+        return str(c[0])
+
+    def space_size(self, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return ("size", int(str(c[2])), self.sp(c))
+
+    def space_family(self, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return ("family", c[2], self.sp(c))
+
+    def space_range(self, c: list[Any]) -> tuple[str, Any, Span | None]:
+        span = self.sp(c)
+        return (f"range {c[1]}", s.SpaceRange(str(c[1]), c[4], c[6], span), span)
+
+    def space_grid(self, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return ("grid", int(str(c[2])), self.sp(c))
+
+    def space_def(self, c: list[Any]) -> s.SpaceDef:
+        name = str(c[1])
+        fields = [x for x in c[4:] if isinstance(x, tuple)]
+        seen: dict[str, Span | None] = {}
+        for key, _, span in fields:
+            if key in seen:
+                first = seen[key]
+                raise SpecError(
+                    f"field `{key}` appears twice in space `{name}`", span, f"a second `{key}:`",
+                    "each field at most once per space",
+                    f"the first `{key}:` is at line {first.line}" if first else None)
+            seen[key] = span
+        values = {key: value for key, value, _ in fields}
+        ranges = tuple(value for key, value, _ in fields if key.startswith("range "))
+        return s.SpaceDef(name, values.get("primitives", ()), values.get("constants", ()), values.get("operators"),
+                          values.get("size"), values.get("family"), ranges, values.get("grid"), self.sp(c),
+                          tuple((key, span) for key, _, span in fields))
 
     # -- queries and imports
     def q_absorb(self, c: list[Any]) -> s.Query:

@@ -37,6 +37,8 @@ __all__ = [
     "Query",
     "ScaledSkip",
     "Skip",
+    "SpaceDef",
+    "SpaceRange",
     "StackDef",
     "Statement",
     "Unary",
@@ -257,6 +259,40 @@ class StackDef:
 
 
 @dataclass(frozen=True)
+class SpaceRange:
+    """``range a: [-1, 1]``: a parameter of a family and the interval it sweeps."""
+
+    name: str
+    low: Expr
+    high: Expr
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class SpaceDef:
+    """``space NAME = { ... }``: expressions to enumerate (primitives, constants, operators, size)
+    or a parametric family (``family: EXPR`` with ``range`` lines and a ``grid``)."""
+
+    name: str
+    primitives: tuple[str, ...] = ()
+    constants: tuple[Expr, ...] = ()
+    operators: tuple[str, ...] | None = None
+    size: int | None = None
+    family: Expr | None = None
+    ranges: tuple[SpaceRange, ...] = ()
+    grid: int | None = None
+    span: Span | None = _span()
+    field_spans: tuple[tuple[str, Span | None], ...] = field(default=(), compare=False, repr=False)
+
+    def span_of(self, name: str) -> Span | None:
+        """The span of field ``name`` (``"size"``, ``"range a"``, ...), else the space's."""
+        for key, span in self.field_spans:
+            if key == name:
+                return span
+        return self.span
+
+
+@dataclass(frozen=True)
 class Query:
     kind: str  # "absorb", "classify", "series", "parity", "facts"
     target: str | ActRef
@@ -270,7 +306,7 @@ class Import:
     span: Span | None = _span()
 
 
-Statement = Import | ActivationDef | GatedDef | BlockDef | StackDef | Query
+Statement = Import | ActivationDef | GatedDef | BlockDef | StackDef | SpaceDef | Query
 
 
 @dataclass(frozen=True)
