@@ -9,6 +9,7 @@ import sympy as sp
 from ..dsl.errors import Span
 from ..dsl.syntax import WeightsDecl
 from .activation import Activation, AnyActivation, GatedActivation
+from .space import Space
 
 __all__ = ["L_DEPTH", "M_WIDTH", "Block", "D", "ResolvedSpec", "Skip", "SpecQuery", "Stack"]
 
@@ -123,3 +124,4 @@ class ResolvedSpec:
     stacks: tuple[Stack, ...]
     queries: tuple[SpecQuery, ...]
     imports: tuple[str, ...] = ()
+    spaces: tuple[Space, ...] = ()  # `space` declarations, for `symabsorb explore`

@@ -22,6 +22,7 @@ from .activation import Activation, AnyActivation, GatedActivation, Parameter
 from .block import L_DEPTH, M_WIDTH, Block, D, ResolvedSpec, Skip, SpecQuery, Stack
 from .catalog import CATALOG, catalog_source
 from .functions import BUILTIN_FUNCTIONS, CONSTANTS, Z
+from .space import MAX_GRID, MAX_SIZE, OPERATORS, ParameterRange, Space
 
 __all__ = [
     "MAX_SERIES_ORDER",
@@ -501,6 +502,87 @@ def _skip(node: s.Skip | None, d: s.BlockDef, dim: int | sp.Expr, scope: Scope) 
     return Skip("hyper", matrix=mix, n=n, span=node.span)
 
 
+# ---- exploration spaces ---------------------------------------------------------------------------
+
+
+def _space(d: s.SpaceDef, scope: Scope) -> Space:
+    """A ``space`` declaration: an enumerated space, or a family with parameter ranges."""
+    const = _ExprBuilder(scope, None, {})
+    enum_fields = [k for k, v in (("primitives", d.primitives), ("constants", d.constants),
+                                  ("operators", d.operators), ("size", d.size)) if v]
+    if d.family is None:
+        if d.size is None:
+            raise SpecValueError(f"space `{d.name}` has neither `size:` nor `family:`", d.span, "no `size:` field",
+                                 "`size: N` (with primitives/constants) or `family: EXPR` with `range` lines",
+                                 "e.g. `space s = { primitives: [tanh, exp], constants: [2], size: 5 }`")
+        if d.ranges or d.grid is not None:
+            key = "grid" if d.grid is not None else f"range {d.ranges[0].name}"
+            raise SpecValueError(f"`{key.split()[0]}` belongs to a family, and space `{d.name}` has no `family:`",
+                                 d.span_of(key), f"`{key}`", "`range`/`grid` only next to `family:`",
+                                 "add `family: EXPR`, or remove the field")
+    elif enum_fields:
+        raise SpecValueError(f"space `{d.name}` mixes `family:` with `{enum_fields[0]}:`", d.span_of(enum_fields[0]),
+                             f"`{enum_fields[0]}:`", "either an enumerated space or a family",
+                             "declare two spaces")
+    if d.family is not None:
+        if not d.ranges or len(d.ranges) > 2:
+            raise SpecValueError(f"family `{d.name}` needs one or two `range` lines, got {len(d.ranges)}", d.span,
+                                 f"{len(d.ranges)} ranges", "one or two parameters to sweep",
+                                 "e.g. `range a: [-1, 1]`")
+        ranges = []
+        params: dict[str, sp.Symbol] = {}
+        for r in d.ranges:
+            if r.name == "z" or r.name in CONSTANTS or r.name in BUILTIN_FUNCTIONS:
+                raise SpecNameError(f"`{r.name}` cannot be a parameter", r.span, f"`{r.name}`",
+                                    "a new name (`z` is the variable)", "rename the parameter")
+            low, high = const.build(r.low), const.build(r.high)
+            if not (low.is_Rational and high.is_Rational) or not low < high:
+                raise SpecValueError(f"the range of `{r.name}` must be two rationals, low < high", r.span,
+                                     f"[{sp.sstr(low)}, {sp.sstr(high)}]", "[low, high] with low < high",
+                                     "grid points are then exact rationals, e.g. `range a: [-1, 1]`")
+            params[r.name] = sp.Symbol(r.name, real=True)
+            ranges.append(ParameterRange(params[r.name], sp.Rational(low), sp.Rational(high)))
+        family = _ExprBuilder(scope, "z", params).build(d.family)
+        for pr in ranges:
+            if not family.has(pr.symbol):
+                raise SpecValueError(f"the family does not use the parameter `{pr.symbol}`", d.span_of(
+                    f"range {pr.symbol}"), f"`range {pr.symbol}`", "a parameter of the family", "remove the range")
+        grid = 11 if d.grid is None else d.grid
+        if not 2 <= grid <= MAX_GRID:
+            raise SpecValueError(f"grid {grid} is out of range", d.span_of("grid"), str(grid),
+                                 f"a grid from 2 to {MAX_GRID} points per parameter")
+        return Space(d.name, family=family, ranges=tuple(ranges), grid=grid, size=0,
+                     source=format_statement(d), span=d.span)
+    assert d.size is not None
+    if not 1 <= d.size <= MAX_SIZE:
+        raise SpecValueError(f"size {d.size} is out of range", d.span_of("size"), str(d.size),
+                             f"a size from 1 to {MAX_SIZE} (the count of expressions grows exponentially)")
+    primitives: list[Activation] = []
+    for name in d.primitives:
+        if name in [p.name for p in primitives]:
+            raise SpecNameError(f"primitive `{name}` listed twice", d.span_of("primitives"), f"`{name}`",
+                                "each primitive once")
+        act = _activation_ref(s.ActRef(name, (), d.span_of("primitives")), scope, want_gated=False)
+        if not isinstance(act, Activation) or act.params:
+            raise SpecValueError(f"primitive `{name}` has parameters without a value", d.span_of("primitives"),
+                                 f"`{name}`", "an activation of z alone",
+                                 f"declare `activation {name}1(z) = {name}(z; ...)` with values and list that")
+        primitives.append(Activation(name, act.expr, (), act.source, act.span))
+    constants: list[sp.Expr] = []
+    for c in d.constants:
+        value = const.build(c)
+        if not (value.is_number and value.is_real) or value in constants:
+            raise SpecValueError("a constant of a space must be a distinct real number", c.span,
+                                 f"`{format_expr(c)}`", "a real number listed once", None)
+        constants.append(value)
+    operators = d.operators if d.operators is not None else OPERATORS
+    if len(set(operators)) != len(operators):
+        raise SpecValueError("an operator is listed twice", d.span_of("operators"), ", ".join(operators),
+                             "each of `+`, `-`, `*` at most once")
+    return Space(d.name, tuple(primitives), tuple(constants), tuple(operators), d.size,
+                 source=format_statement(d), span=d.span)
+
+
 # ---- the whole spec ----------------------------------------------------------------------------------
 
 
@@ -537,6 +619,7 @@ def _resolve(modules: tuple[s.Module, ...], path: str) -> ResolvedSpec:
     stacks: dict[str, Stack] = {}
     queries: list[SpecQuery] = []
     imports: list[str] = []
+    spaces: dict[str, Space] = {}
     for module in modules:
         spec_dir = Path(module.file).parent if module.file not in ("<string>", "<stdin>") else None
         for stmt in module.statements:
@@ -558,8 +641,13 @@ def _resolve(modules: tuple[s.Module, ...], path: str) -> ResolvedSpec:
                 stacks[stmt.name] = _stack(stmt, blocks, stacks, declared, scope)
             elif isinstance(stmt, s.Query):
                 queries.append(_query(stmt, scope, blocks, stacks, declared))
+            elif isinstance(stmt, s.SpaceDef):
+                if stmt.name in spaces:
+                    raise SpecNameError(f"space `{stmt.name}` is declared twice", stmt.span, f"a second `{stmt.name}`",
+                                        "a new name")
+                spaces[stmt.name] = _space(stmt, scope)
     return ResolvedSpec(path, tuple(activations), tuple(blocks.values()), tuple(stacks.values()),
-                        tuple(queries), tuple(imports))
+                        tuple(queries), tuple(imports), tuple(spaces.values()))
 
 
 def _stack(d: s.StackDef, blocks: dict[str, Block], stacks: dict[str, Stack],
