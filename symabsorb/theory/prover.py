@@ -112,8 +112,12 @@ def _describe_block(block: Block) -> DerivationStep:
         form = "W_{\\mathrm{down}}\\,\\sigma(W_{\\mathrm{up}}x)"
     weights = "concrete weights given in the spec" if block.has_inline_weights else (
         f"weights from `{block.weights.file}`" if block.weights else "arbitrary weights")
-    text = (f"Block `{block.name}`: $R(x) = Mx + {form}$ with {unit}; $d = {sp.latex(block.stream_dim)}$, "
-            f"$m = {sp.latex(block.width)}$, $M = {skip_latex(block.skip)}$; {weights}.")
+    # a size left symbolic is named, not equated with itself ("$d = d$")
+    dim = "$d$" if isinstance(block.stream_dim, sp.Symbol) and block.stream_dim.name == "d" else \
+        f"$d = {sp.latex(block.stream_dim)}$"
+    width = "$m$" if isinstance(block.width, sp.Symbol) and block.width.name == "m" else f"$m = {sp.latex(block.width)}$"
+    text = (f"Block `{block.name}`: $R(x) = Mx + {form}$ with {unit}; dimension {dim}, width {width}, "
+            f"$M = {skip_latex(block.skip)}$; {weights}.")
     return DerivationStep(text, kind="setting")
 
 

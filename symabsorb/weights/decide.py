@@ -53,11 +53,13 @@ def decide_block(block: Block, derivation: Derivation) -> tuple[Derivation, Sear
         error = max_relative_error(block, witness, points=200)
         how = "the rows $S$ of $W_{\\mathrm{gate}}$ and the columns $S$ of $W_{\\mathrm{down}}$" if block.gated \
             else "the rows $S$ of $W_{\\mathrm{up}}$"
-        verified = (f"exact: $-2c\\,W_{{\\mathrm{{down}}}}[:,S]W_{{\\mathrm{{up}}}}[S,:] = M$ holds in rational arithmetic "
+        verified = (f"exact: with $c = {sp.latex(c)}$, $-2c\\,W_{{\\mathrm{{down}}}}[:,S]W_{{\\mathrm{{up}}}}[S,:] = M$ "
+                    "holds in rational arithmetic "
                     f"and, with the proved identity of [{rid}], gives $B' = R$ identically; numeric: max relative error "
                     f"{error:.2e} at 200 random points (40 digits)") if exact else \
             f"numeric only: max relative error {error:.2e} at 200 random points"
-        steps.append(DerivationStep(f"Witness: negate {how} with $S = {_fmt_set(s)}$; verified ({verified}).", (rid,),
+        steps.append(DerivationStep(f"Witness: negate {how} with $S = {_fmt_set(s)}$ (units numbered from 0); "
+                                    f"verified ({verified}).", (rid,),
                                     kind="argument"))
         steps.append(DerivationStep(f"Therefore [{rid}]: these weights are absorbable.", (rid,), kind="conclusion"))
         return replace(derivation, verdict=Verdict.ABSORBABLE, scope="these weights", steps=tuple(steps),
