@@ -22,6 +22,7 @@ from .parity import ParityFact, parity_fact
 from .piecewise import piecewise_form
 from .polynomial import PolynomialFact, polynomial_fact
 from .series import SeriesFact, series_fact
+from .symmetry import ContinuityFact, SymmetryFact, continuity_fact, symmetry_fact
 
 __all__ = ["DEFAULT_ORDER", "ActivationFacts", "analyze", "analyze_expr", "identical", "linear_constant"]
 
@@ -43,6 +44,8 @@ class ActivationFacts:
     growth: GrowthFact
     polynomial: PolynomialFact
     gate: GateFact | None
+    continuity: ContinuityFact
+    symmetry: SymmetryFact  # scale-sign symmetries Sym(σ) (Theorem R); unknown for gated units
 
 
 def _timed(compute: Callable[[], T], fallback: Callable[[str], T], budget: float | None) -> T:
@@ -66,7 +69,8 @@ def _at_zero_fallback(reason: str) -> AtZeroFact:
 @functools.lru_cache(maxsize=256)
 def analyze_expr(expr: sp.Expr, gated: bool = False, order: int = DEFAULT_ORDER,
                  budget: float | None = DEFAULT_BUDGET) -> tuple[ParityFact, AtZeroFact, SeriesFact, HomogeneityFact,
-                                                                 GrowthFact, PolynomialFact, GateFact | None]:
+                                                                 GrowthFact, PolynomialFact, GateFact | None,
+                                                                 ContinuityFact, SymmetryFact]:
     """The facts of an expression in :data:`~symabsorb.model.functions.Z` (cached)."""
     parity = _timed(lambda: parity_fact(expr), _parity_fallback, budget)
     at0 = _timed(lambda: at_zero_fact(expr), _at_zero_fallback, budget)
@@ -76,7 +80,10 @@ def analyze_expr(expr: sp.Expr, gated: bool = False, order: int = DEFAULT_ORDER,
     poly = _timed(lambda: polynomial_fact(expr), lambda r: PolynomialFact(unknown(r), None, None), budget)
     gate = (_timed(lambda: gate_fact(expr), lambda r: GateFact(unknown(r), None, None, None), budget)
             if gated else None)
-    return parity, at0, series, homog, growth, poly, gate
+    cont = _timed(lambda: continuity_fact(expr), lambda r: ContinuityFact(unknown(r), None), budget)
+    sym = (SymmetryFact(unknown("Sym(σ) is a fact about ungated activations"), None, ()) if gated else
+           _timed(lambda: symmetry_fact(expr), lambda r: SymmetryFact(unknown(r), None, ()), budget))
+    return parity, at0, series, homog, growth, poly, gate, cont, sym
 
 
 def analyze(act: AnyActivation, order: int = DEFAULT_ORDER, budget: float | None = DEFAULT_BUDGET) -> ActivationFacts:
