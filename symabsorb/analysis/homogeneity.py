@@ -10,15 +10,14 @@ from __future__ import annotations
 import functools
 import itertools
 from dataclasses import dataclass
-from fractions import Fraction
+from typing import Any
 
-import mpmath
 import sympy as sp
 
 from ..model.functions import Z
+from .enclosure import PRECISIONS, NotNumeric, enclose, enclose_constant
 from .facts import Evidence, Stage, Step, label, proved, refuted, unknown
-from .identity import is_free_of_z, prove_zero, simplified
-from .numeric import NotNumeric, evaluate, is_clearly_nonzero
+from .identity import exact_sign, is_free_of_z, prove_zero, simplified
 from .piecewise import piecewise_form
 
 __all__ = ["HomogeneityFact", "homogeneity_fact"]
@@ -30,38 +29,51 @@ class HomogeneityFact:
     degree: sp.Expr | None
 
 
+def _degree_balls(expr: sp.Expr, x0: sp.Rational, prec: int) -> tuple[Any, Any] | Step | None:
+    """Enclosures of log(σ(2x)/σ(x))/log 2 and log(σ(3x)/σ(x))/log 3 at ``x = x0``; a refuting
+    step when the ratios are certainly not positive; None when σ(x0) is not bounded away from 0."""
+    v1, v2, v3 = (enclose(expr, t * x0, prec).value for t in (1, 2, 3))
+    if v1.is_exact() and v1 == 0 and not v2.contains(0):
+        return Step(f"σ({x0}) = 0 exactly but σ({2 * x0}) ∈ {v2.str(10)} ≠ 0 (rigorous enclosure), impossible for "
+                    "σ(2z) = 2^k σ(z)")
+    if v1.contains(0):
+        return None
+    r2, r3 = v2 / v1, v3 / v1
+    for t, r in ((2, r2), (3, r3)):
+        if r <= 0:
+            return Step(f"σ({t * x0})/σ({x0}) ∈ {r.str(10)} is not positive (rigorous enclosure), impossible for "
+                        f"σ({t}z) = {t}^k σ(z)")
+    if not (r2 > 0 and r3 > 0):
+        return None
+    return r2.log() / enclose_constant(sp.log(2), prec).value, r3.log() / enclose_constant(sp.log(3), prec).value
+
+
 def _numeric_refutation(expr: sp.Expr) -> Step | None:
-    """A point and scale where no single k satisfies σ(tz) = t^k σ(z); None when none found."""
-    estimates: list[tuple[object, object]] = []
-    for x0 in (sp.Integer(1), sp.Rational(5, 2), sp.Rational(1, 3), sp.Integer(-1), sp.Rational(-7, 3),
-               sp.Rational(-2, 7)):
+    """A point and scale where no single k satisfies σ(tz) = t^k σ(z), shown by rigorous
+    enclosures (disjoint balls for two degree estimates); None when none is found."""
+    points = (sp.Integer(1), sp.Rational(5, 2), sp.Rational(1, 3), sp.Integer(-1), sp.Rational(-7, 3),
+              sp.Rational(-2, 7))
+    for prec in PRECISIONS:
+        estimates: list[tuple[sp.Rational, Any]] = []
         try:
-            v1, v2, v3 = (evaluate(expr, t * _frac(x0)) for t in (1, 2, 3))
+            for x0 in points:
+                got = _degree_balls(expr, x0, prec)
+                if isinstance(got, Step):
+                    return got
+                if got is None:
+                    continue
+                k2, k3 = got
+                if not k2.overlaps(k3):
+                    return Step(f"at z = {x0}: log(σ(2z)/σ(z))/log 2 ∈ {k2.str(8)} but log(σ(3z)/σ(z))/log 3 ∈ "
+                                f"{k3.str(8)} (rigorous enclosures, disjoint); no single degree k fits")
+                estimates.append((x0, k2))
         except NotNumeric:
             return None
-        with mpmath.workdps(60):
-            if not is_clearly_nonzero(v1):
-                if is_clearly_nonzero(v2):
-                    return Step(f"σ({x0}) = 0 but σ({2 * x0}) ≠ 0, impossible for σ(2z) = 2^k σ(z)")
-                continue
-            r2, r3 = v2 / v1, v3 / v1
-            if r2 <= 0 or r3 <= 0:
-                return Step(f"σ({2 * x0})/σ({x0}) = {mpmath.nstr(r2, 8)} is not positive, impossible for "
-                            "σ(2z) = 2^k σ(z)")
-            k2, k3 = mpmath.log(r2) / mpmath.log(2), mpmath.log(r3) / mpmath.log(3)
-            if is_clearly_nonzero(k2 - k3):
-                return Step(f"at z = {x0}: log(σ(2z)/σ(z))/log 2 = {mpmath.nstr(k2, 8)} but "
-                            f"log(σ(3z)/σ(z))/log 3 = {mpmath.nstr(k3, 8)}; no single degree k fits")
-            estimates.append((x0, k2))
-    for (xa, ka), (xb, kb) in itertools.pairwise(estimates):
-        if is_clearly_nonzero(ka - kb):  # type: ignore[operator]
-            return Step(f"the degree seen at z = {xa} ({mpmath.nstr(ka, 8)}) differs from the one at z = {xb} "
-                        f"({mpmath.nstr(kb, 8)})")
+        for (xa, ka), (xb, kb) in itertools.pairwise(estimates):
+            if not ka.overlaps(kb):
+                return Step(f"the degree seen at z = {xa} ({ka.str(8)}) and the one at z = {xb} ({kb.str(8)}) "
+                            "have disjoint rigorous enclosures")
     return None
-
-
-def _frac(x: sp.Rational) -> Fraction:
-    return Fraction(int(x.p), int(x.q))
 
 
 @functools.lru_cache(maxsize=512)
@@ -69,7 +81,7 @@ def homogeneity_fact(expr: sp.Expr) -> HomogeneityFact:
     # Numbers first: cheap, and a refutation makes the symbolic attempt pointless.
     step = _numeric_refutation(expr)
     if step is not None:
-        return HomogeneityFact(refuted(Stage.NUMERIC_REFUTATION, step, Step("60-digit evaluation")), None)
+        return HomogeneityFact(refuted(Stage.NUMERIC_REFUTATION, step), None)
     form = piecewise_form(expr)
     if form is not None:
         rays = [form.restricted(sp.S.Zero, sp.oo), form.restricted(-sp.oo, sp.S.Zero)]
@@ -95,7 +107,7 @@ def homogeneity_fact(expr: sp.Expr) -> HomogeneityFact:
                 k = degrees[0]
                 value0 = simplified(expr.xreplace({Z: sp.S.Zero}))
                 if k != 0 and not prove_zero(value0):
-                    if value0.is_nonzero:
+                    if exact_sign(value0) not in (0, None):
                         return HomogeneityFact(refuted(Stage.SYMBOLIC, *steps, Step(
                             "but σ(0) ≠ 0 while homogeneity of degree k ≠ 0 forces σ(0) = t^k σ(0) = 0", value0)), None)
                 else:

@@ -1,17 +1,20 @@
-"""Deciding ``f ≡ 0`` and ``f ≡ const``: SymPy simplification proves, mpmath only refutes.
+"""Deciding ``f ≡ 0`` and ``f ≡ const``: exact simplification proves, enclosures only refute.
 
-``Expr.equals`` is randomized in SymPy and is never used as a proof here.
+``Expr.equals`` is randomized in SymPy and is never used as a proof here. Numbers enter only as
+rigorous enclosures (:mod:`.enclosure`): a ball that excludes 0 refutes "``f ≡ 0``"; a ball around
+0 refutes nothing.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
 
 import sympy as sp
 
 from ..model.functions import Z
-from .numeric import NotNumeric, evaluate, is_clearly_nonzero, sample_points
+from .enclosure import PRECISIONS, Ball, NotNumeric, constant_sign, enclose, nonzero_enclosure
 
 __all__ = [
     "exact_sign",
@@ -19,13 +22,21 @@ __all__ = [
     "find_nonzero_point",
     "is_free_of_z",
     "prove_zero",
+    "sample_points",
     "simplified",
 ]
 
 
+def sample_points() -> Sequence[Fraction]:
+    """Rational points for refutations: away from 0, of both signs, irregularly spaced."""
+    base = [Fraction(7, 5), Fraction(13, 4), Fraction(2, 7), Fraction(9, 1), Fraction(31, 10), Fraction(5, 3)]
+    return base + [-p for p in base]
+
+
 @functools.lru_cache(maxsize=4096)
 def simplified(e: sp.Expr) -> sp.Expr:
-    """A simpler equal expression (``simplify`` after cheap normalisations)."""
+    """A simpler equal expression (``simplify`` after cheap normalisations). Every step is an
+    identity, so the result equals ``e``; a result that is not 0 proves nothing."""
     if e.is_Number or e.is_Symbol:
         return e
     cheap = sp.expand(e)
@@ -47,55 +58,85 @@ def prove_zero(e: sp.Expr) -> bool:
     """True only when ``e`` simplifies to exactly 0 (a proof); False means "not shown"."""
     if e == 0:
         return True
+    if e.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
+        return False
     return bool(simplified(e) == 0)
 
 
-def find_nonzero_point(e: sp.Expr, points: tuple[Fraction, ...] | None = None,
-                       lo: sp.Expr | None = None, hi: sp.Expr | None = None) -> tuple[Fraction, object] | None:
-    """A rational point (in ``(lo, hi)`` when given) where ``e`` is clearly nonzero, else None."""
-    for p in points or tuple(sample_points()):
-        if lo is not None and lo != -sp.oo and not bool(sp.Rational(p.numerator, p.denominator) > lo):
-            continue
-        if hi is not None and hi != sp.oo and not bool(sp.Rational(p.numerator, p.denominator) < hi):
-            continue
-        try:
-            v = evaluate(e, p)
-        except NotNumeric:
-            return None
-        if is_clearly_nonzero(v):
-            return p, v
+def _as_fraction(p: Fraction | sp.Rational) -> Fraction:
+    return p if isinstance(p, Fraction) else Fraction(int(p.p), int(p.q))
+
+
+def _inside(p: Fraction, lo: sp.Expr | None, hi: sp.Expr | None) -> bool:
+    q = sp.Rational(p.numerator, p.denominator)
+    if lo is not None and lo != -sp.oo and not bool(q > lo):
+        return False
+    return not (hi is not None and hi != sp.oo and not bool(q < hi))
+
+
+def _candidates(points: Iterable[Fraction | sp.Rational] | None, lo: sp.Expr | None,
+                hi: sp.Expr | None) -> list[Fraction]:
+    pts = [_as_fraction(p) for p in (sample_points() if points is None else points)]
+    return [p for p in dict.fromkeys(pts) if _inside(p, lo, hi)]
+
+
+def find_nonzero_point(e: sp.Expr, points: Iterable[Fraction | sp.Rational] | None = None,
+                       lo: sp.Expr | None = None, hi: sp.Expr | None = None) -> tuple[Fraction, Ball] | None:
+    """A rational point (in ``(lo, hi)`` when given) and an enclosure of ``e`` there that
+    excludes 0 — a rigorous refutation of ``e ≡ 0`` — else None."""
+    for p in _candidates(points, lo, hi):
+        ball = nonzero_enclosure(e, p)
+        if ball is not None:
+            return p, ball
     return None
 
 
-def find_nonconstant_points(e: sp.Expr, lo: sp.Expr | None = None,
-                            hi: sp.Expr | None = None) -> tuple[Fraction, Fraction, object, object] | None:
-    """Two points in ``(lo, hi)`` where ``e`` clearly takes different values, else None."""
-    pts = [p for p in sample_points()
-           if (lo is None or lo == -sp.oo or bool(sp.Rational(p.numerator, p.denominator) > lo))
-           and (hi is None or hi == sp.oo or bool(sp.Rational(p.numerator, p.denominator) < hi))]
-    values = []
-    for p in pts:
-        try:
-            values.append((p, evaluate(e, p)))
-        except NotNumeric:
-            return None
-    for i in range(len(values)):
-        for j in range(i + 1, len(values)):
-            if is_clearly_nonzero(values[i][1] - values[j][1]):
-                return values[i][0], values[j][0], values[i][1], values[j][1]
+def find_nonconstant_points(e: sp.Expr, lo: sp.Expr | None = None, hi: sp.Expr | None = None,
+                            points: Iterable[Fraction | sp.Rational] | None = None,
+                            ) -> tuple[Fraction, Fraction, Ball, Ball] | None:
+    """Two points in ``(lo, hi)`` with disjoint enclosures of ``e`` (so ``e`` is not constant there)."""
+    pts = _candidates(points, lo, hi)
+    for prec in PRECISIONS:
+        values: list[tuple[Fraction, Ball]] = []
+        for p in pts:
+            try:
+                values.append((p, enclose(e, p, prec)))
+            except NotNumeric:
+                continue
+        for i in range(len(values)):
+            for j in range(i + 1, len(values)):
+                a, b = values[i][1], values[j][1]
+                if a.value.is_finite() and b.value.is_finite() and not a.value.overlaps(b.value):
+                    return values[i][0], values[j][0], a, b
     return None
 
 
 def exact_sign(e: sp.Expr) -> int | None:
-    """The sign of a constant expression, decided by SymPy, or None."""
+    """The sign of a constant expression, or None.
+
+    Decided by exact structure (rationals, SymPy's deductive assumptions on symbols) or by a
+    rigorous enclosure that excludes 0; 0 only when the expression simplifies to exactly 0.
+    Never by a fixed-precision number."""
+    if e.is_Rational:
+        return int(sp.sign(e))
+    if e.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
+        return None
+    if not e.free_symbols:
+        s = constant_sign(e)
+        if s is not None:
+            return s
+        return 0 if prove_zero(e) else None
+    if Z in e.free_symbols:
+        return None
+    # Symbolic parameters: SymPy's assumption system deduces from declared constraints.
     if e.is_zero:
         return 0
     if e.is_positive:
         return 1
     if e.is_negative:
         return -1
-    s = sp.simplify(e)
-    if s.is_zero:
+    s = simplified(e)
+    if s.is_zero or s == 0:
         return 0
     if s.is_positive:
         return 1

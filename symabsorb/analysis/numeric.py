@@ -1,12 +1,13 @@
-"""High-precision evaluation of activations with mpmath.
+"""Approximate evaluation of activations (mpmath, numpy): for plots and witness cross-checks.
 
-Numbers may *refute* a claim (a value far from zero at 60 digits is not zero), never prove
-one. This module walks the SymPy tree itself: no code generation, no ``lambdify``.
+Nothing here proves or refutes a fact: fixed-precision numbers lie under cancellation. Claims
+are refuted only by rigorous enclosures (:mod:`.enclosure`). This module walks the SymPy tree
+itself: no code generation, no ``lambdify``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -14,17 +15,13 @@ import mpmath
 import sympy as sp
 
 from ..model.functions import Z
+from .enclosure import NotNumeric
 
-__all__ = ["REFUTE_DIGITS", "NotNumeric", "evaluate", "evaluator", "is_clearly_nonzero", "sample_points"]
+__all__ = ["APPROX_DIGITS", "NotNumeric", "evaluate", "evaluate_array", "evaluator"]
 
-#: Working precision of refutations, and the smallest magnitude we call "clearly nonzero".
-REFUTE_DIGITS = 60
-_NONZERO = mpmath.mpf(10) ** -25
-
-
-class NotNumeric(Exception):
-    """The expression has a free parameter or a node we do not evaluate."""
-
+#: Default working precision of approximations (digits).
+APPROX_DIGITS = 30
+_IMAG_TOLERANCE = mpmath.mpf(10) ** -20
 
 _UNARY: dict[type, Callable[[Any], Any]] = {
     sp.exp: mpmath.exp, sp.log: mpmath.log, sp.erf: mpmath.erf, sp.erfc: mpmath.erfc,
@@ -101,8 +98,8 @@ def _truth(c: sp.Basic, x: Any) -> bool:
     raise NotNumeric(f"cannot evaluate condition {type(c).__name__}")
 
 
-def evaluate(expr: sp.Basic, x: Fraction | int | float | Any, digits: int = REFUTE_DIGITS) -> Any:
-    """``expr`` at ``z = x`` as an mpmath number with ``digits`` significant digits."""
+def evaluate(expr: sp.Basic, x: Fraction | int | float | Any, digits: int = APPROX_DIGITS) -> Any:
+    """``expr`` at ``z = x`` approximated with mpmath at ``digits`` digits (not rigorous)."""
     with mpmath.workdps(digits):
         if isinstance(x, Fraction):
             xv = mpmath.mpf(x.numerator) / x.denominator
@@ -115,7 +112,7 @@ def evaluate(expr: sp.Basic, x: Fraction | int | float | Any, digits: int = REFU
         except (ZeroDivisionError, ValueError, OverflowError) as err:
             raise NotNumeric(str(err)) from None
         if isinstance(value, mpmath.mpc):
-            if abs(value.imag) > _NONZERO:
+            if abs(value.imag) > _IMAG_TOLERANCE:
                 raise NotNumeric("complex value")
             value = value.real
         return +value
@@ -128,17 +125,6 @@ def evaluator(expr: sp.Basic, digits: int = 30) -> Callable[[float], float]:
         return float(evaluate(expr, x, digits))
 
     return f
-
-
-def is_clearly_nonzero(value: Any) -> bool:
-    """True when an mpmath value at :data:`REFUTE_DIGITS` digits is far from zero."""
-    return bool(abs(value) > _NONZERO)
-
-
-def sample_points() -> Sequence[Fraction]:
-    """Rational points for refutations: away from 0, of both signs, irregularly spaced."""
-    base = [Fraction(7, 5), Fraction(13, 4), Fraction(2, 7), Fraction(9, 1), Fraction(31, 10), Fraction(5, 3)]
-    return base + [-p for p in base]
 
 
 def evaluate_array(expr: sp.Basic, xs: Any) -> Any:

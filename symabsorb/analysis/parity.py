@@ -15,9 +15,9 @@ import sympy as sp
 
 from ..model.functions import Z
 from .facts import Evidence, Stage, Step, label, proved, refuted, unknown
-from .identity import find_nonconstant_points, find_nonzero_point, is_free_of_z, prove_zero
+from .identity import exact_sign, find_nonconstant_points, find_nonzero_point, is_free_of_z, prove_zero
 from .identity import simplified as _simplified
-from .piecewise import piecewise_form
+from .piecewise import compare, lt, piecewise_form
 
 __all__ = ["ParityFact", "ParitySplit", "Segment", "parity_fact", "parity_split"]
 
@@ -80,13 +80,13 @@ def parity_split(expr: sp.Expr, simplify: bool = True) -> ParitySplit | None:
         return ParitySplit((Segment(sp.S.Zero, sp.oo, even, odd),), (), True)
     pos = form.restricted(sp.S.Zero, sp.oo)
     neg = [(-p.hi, -p.lo, p.expr.xreplace({Z: -Z})) for p in reversed(form.restricted(-sp.oo, sp.S.Zero))]
-    cuts = sorted({p.hi for p in pos[:-1]} | {n[1] for n in neg[:-1]}, key=lambda r: sp.N(r, 30))
+    cuts = sorted({p.hi for p in pos[:-1]} | {n[1] for n in neg[:-1]}, key=functools.cmp_to_key(compare))
     bounds = [sp.S.Zero, *cuts, sp.oo]
     segments = []
     for a, b in itertools.pairwise(bounds):
         mid = a + 1 if b == sp.oo else (a + b) / 2
         ep = next(p.expr for p in pos if p.contains(mid))
-        en = next(e for lo, hi, e in neg if (lo == -sp.oo or bool(lo < mid)) and (hi == sp.oo or bool(mid < hi)))
+        en = next(e for lo, hi, e in neg if lt(lo, mid) and lt(mid, hi))
         segments.append(Segment(a, b, simplified((ep + en) / 2), simplified((ep - en) / 2)))
     points = []
     for b in cuts:
@@ -115,16 +115,28 @@ def _odd_ratio_numeric(expr: sp.Expr) -> sp.Expr:
     return (expr - expr.xreplace({Z: -Z})) / (2 * Z)
 
 
+def _refuting_points(expr: sp.Expr) -> list[sp.Expr]:
+    """Sample points plus the positive rational breakpoints of σ and of σ(−z) (a value held at a
+    single point is seen only there)."""
+    from .identity import sample_points
+
+    pts: list[sp.Expr] = [sp.Rational(p.numerator, p.denominator) for p in sample_points() if p > 0]
+    form = piecewise_form(expr)
+    if form is not None:
+        pts += [abs(b) for b in form.breakpoints if b.is_Rational and b != 0]
+    return pts
+
+
 def _odd_linear(expr: sp.Expr) -> tuple[Evidence, sp.Expr | None, ParitySplit | None]:
-    # Numbers first: a refutation is cheap and spares the simplifier (Mish's odd part is within
-    # 3e-4 of z/2, far above the 1e-25 threshold at 60 digits).
-    witness = find_nonconstant_points(_odd_ratio_numeric(expr), lo=sp.S.Zero)
+    # Enclosures first: a refutation is cheap and spares the simplifier (Mish's odd part is within
+    # 3e-4 of z/2; balls of radius 1e-19 separate it).
+    witness = find_nonconstant_points(_odd_ratio_numeric(expr), lo=sp.S.Zero, points=_refuting_points(expr))
     if witness is not None:
         p, q, vp, vq = witness
         return refuted(Stage.NUMERIC_REFUTATION, Step(
             f"(σ(z) − σ(−z))/(2z) takes different values at z = {p} and z = {q} "
-            f"({sp.Float(str(vp), 12)} vs {sp.Float(str(vq), 12)}, 60-digit evaluation): "
-            "the odd part is not c·z for any c")), None, parity_split(expr, simplify=False)
+            f"(rigorous enclosures {vp} and {vq} are disjoint): the odd part is not c·z for any c")), \
+            None, parity_split(expr, simplify=False)
     split = parity_split(expr)
     if split is None:
         return unknown("the case splits of σ could not be decided exactly"), None, None
@@ -138,6 +150,11 @@ def _odd_linear(expr: sp.Expr) -> tuple[Evidence, sp.Expr | None, ParitySplit | 
     same = all(prove_zero(k - c) for k in consts[1:])
     at_points = all(prove_zero(odd_b - c * b) for b, _, odd_b in split.points)
     if not (same and at_points):
+        for b, _, odd_b in split.points:
+            if exact_sign(odd_b - c * b) not in (0, None):
+                return refuted(Stage.SYMBOLIC, Step(
+                    f"at the breakpoint z = {b}, (σ(z) − σ(−z))/2 ≠ c·z (c = {c}): σ holds a value of its own there",
+                    sp.Ne(odd_b, c * b))), None, split
         return unknown("the odd part is linear on each segment but not shown to be one c·z"), None, split
     steps = [Step("the odd part of σ", sp.Eq(label("σ_odd(z)", r"\sigma_{\mathrm{odd}}(z)"), split.odd_expr(), evaluate=False))]
     if split.smooth:
@@ -154,20 +171,24 @@ def _odd_linear(expr: sp.Expr) -> tuple[Evidence, sp.Expr | None, ParitySplit | 
 
 
 def _symmetry(expr: sp.Expr, split: ParitySplit | None) -> tuple[Evidence, str | None]:
-    odd_w = find_nonzero_point(expr - expr.xreplace({Z: -Z}))
-    even_w = find_nonzero_point(expr + expr.xreplace({Z: -Z}))
+    pts = _refuting_points(expr)
+    pts = pts + [-p for p in pts]
+    odd_w = find_nonzero_point(expr - expr.xreplace({Z: -Z}), points=pts)
+    even_w = find_nonzero_point(expr + expr.xreplace({Z: -Z}), points=pts)
     if odd_w is not None and even_w is not None:
         return refuted(Stage.NUMERIC_REFUTATION,
-                       Step(f"σ(z) − σ(−z) ≠ 0 at z = {odd_w[0]} (not even) and σ(z) + σ(−z) ≠ 0 at z = {even_w[0]} "
-                            "(not odd), 60-digit evaluation")), "neither"
+                       Step(f"σ(z) − σ(−z) ∈ {odd_w[1]} at z = {odd_w[0]} (not even) and σ(z) + σ(−z) ∈ {even_w[1]} "
+                            f"at z = {even_w[0]} (not odd); rigorous enclosures excluding 0")), "neither"
     full = parity_split(expr) if (odd_w is None or even_w is None) else None
     if full is not None:
         if odd_w is None and all(prove_zero(s.odd) for s in full.segments) and all(
                 prove_zero(o) for _, _, o in full.points):
-            return proved(Stage.SYMBOLIC, Step("σ(z) − σ(−z) simplifies to 0: σ is even", sp.S.Zero)), "even"
+            return proved(Stage.SYMBOLIC, Step("σ(z) − σ(−z) simplifies to 0 on every segment and at every "
+                                               "breakpoint: σ is even", sp.S.Zero)), "even"
         if even_w is None and all(prove_zero(s.even) for s in full.segments) and all(
                 prove_zero(e) for _, e, _ in full.points) and prove_zero(expr.xreplace({Z: 0})):
-            return proved(Stage.SYMBOLIC, Step("σ(z) + σ(−z) simplifies to 0: σ is odd", sp.S.Zero)), "odd"
+            return proved(Stage.SYMBOLIC, Step("σ(z) + σ(−z) simplifies to 0 on every segment, at every breakpoint "
+                                               "and at 0: σ is odd", sp.S.Zero)), "odd"
     return unknown("neither symmetry could be proved or refuted"), None
 
 

@@ -21,12 +21,25 @@ from dataclasses import dataclass
 import sympy as sp
 
 from ..model.functions import Z
-from .identity import exact_sign
+from .identity import exact_sign, prove_zero
 from .structure import NONSMOOTH
 
-__all__ = ["Piece", "PiecewiseForm", "piecewise_form", "rational_between"]
+__all__ = ["Piece", "PiecewiseForm", "compare", "lt", "piecewise_form", "rational_between"]
 
 _SIGN_PRESERVING = (sp.tanh, sp.sinh, sp.atan, sp.erf)
+
+
+def lt(a: sp.Expr, b: sp.Expr) -> bool:
+    """``a < b`` for reals or ±∞, decided exactly (rationals) or by an enclosure of ``b − a``;
+    an undecidable comparison is an error, never a guess."""
+    if a == b or a == sp.oo or b == -sp.oo:
+        return False
+    if a == -sp.oo or b == sp.oo:
+        return True
+    s = exact_sign(b - a)
+    if s is None:
+        raise _Undecidable("the order of two breakpoints")
+    return s > 0
 
 
 @dataclass(frozen=True)
@@ -38,7 +51,7 @@ class Piece:
     expr: sp.Expr
 
     def contains(self, x: sp.Expr) -> bool:
-        return bool((self.lo < x) if self.lo != -sp.oo else True) and bool((x < self.hi) if self.hi != sp.oo else True)
+        return lt(self.lo, x) and lt(x, self.hi)
 
     def interval(self) -> sp.Interval:
         return sp.Interval.open(self.lo, self.hi)
@@ -70,14 +83,14 @@ class PiecewiseForm:
     def left_of(self, x: sp.Expr) -> Piece:
         """The piece just left of ``x``."""
         for p in self.pieces:
-            if p.hi == sp.oo or bool(x <= p.hi):
+            if not lt(p.hi, x):
                 return p
         return self.pieces[-1]
 
     def right_of(self, x: sp.Expr) -> Piece:
         """The piece just right of ``x``."""
         for p in reversed(self.pieces):
-            if p.lo == -sp.oo or bool(x >= p.lo):
+            if not lt(x, p.lo):
                 return p
         return self.pieces[0]
 
@@ -85,9 +98,9 @@ class PiecewiseForm:
         """The pieces cut to ``(lo, hi)``."""
         out = []
         for p in self.pieces:
-            a = p.lo if (lo == -sp.oo or (p.lo != -sp.oo and bool(p.lo >= lo))) else lo
-            b = p.hi if (hi == sp.oo or (p.hi != sp.oo and bool(p.hi <= hi))) else hi
-            if a == -sp.oo or b == sp.oo or bool(a < b):
+            a = p.lo if not lt(p.lo, lo) else lo
+            b = p.hi if not lt(hi, p.hi) else hi
+            if lt(a, b):
                 out.append(Piece(a, b, p.expr))
         return tuple(out)
 
@@ -105,12 +118,12 @@ def rational_between(a: sp.Expr, b: sp.Expr) -> sp.Rational:
     for digits in (20, 40, 80):
         mid = ((a + b) / 2).evalf(digits)
         q = sp.Rational(int(sp.floor(mid * 10**digits)), 10**digits)
-        if bool(a < q) and bool(q < b):
+        if exact_sign(q - a) == 1 and exact_sign(b - q) == 1:  # checked by enclosures, not by the float
             return q
     raise ValueError("cannot separate the interval ends")
 
 
-class _Undecidable(Exception):
+class _Undecidable(ValueError):
     pass
 
 
@@ -194,7 +207,7 @@ def _roots(k: sp.Expr, lo: sp.Expr, hi: sp.Expr) -> list[sp.Expr]:
         raise _Undecidable("a case split on a polynomial with irrational coefficients")
     inside = []
     for r in candidates:
-        if (lo == -sp.oo or bool(r > lo)) and (hi == sp.oo or bool(r < hi)):
+        if lt(lo, r) and lt(r, hi):
             inside.append(r)
     return inside
 
@@ -225,16 +238,35 @@ def _branch(node: sp.Basic, q: sp.Expr) -> sp.Expr:
         return sp.Integer(1) if s > 0 else (sp.Integer(0) if s < 0 else node.xreplace({Z: q}))
     assert isinstance(node, sp.Piecewise)
     for branch, cond in node.args:
-        truth = cond.xreplace({Z: q})
-        if truth is sp.true:
+        if _truth_at(cond, q):
             return branch
-        if truth is not sp.false:
-            truth = sp.simplify(truth)
-            if truth is sp.true:
-                return branch
-            if truth is not sp.false:
-                raise _Undecidable("a condition at a sample point")
     raise _Undecidable("no branch applies")
+
+
+def _truth_at(c: sp.Basic, q: sp.Expr) -> bool:
+    """The truth of a condition at ``z = q``, each comparison decided by :func:`exact_sign`."""
+    if c in (sp.true, sp.false):
+        return c is sp.true
+    if isinstance(c, sp.And):
+        return all(_truth_at(a, q) for a in c.args)
+    if isinstance(c, sp.Or):
+        return any(_truth_at(a, q) for a in c.args)
+    if isinstance(c, sp.Not):
+        return not _truth_at(c.args[0], q)
+    if isinstance(c, sp.core.relational.Relational):
+        s = _sign_at(c.lhs - c.rhs, q)
+        return {"<": s < 0, "<=": s <= 0, ">": s > 0, ">=": s >= 0, "==": s == 0, "!=": s != 0}[c.rel_op]
+    raise _Undecidable(type(c).__name__)
+
+
+def compare(a: sp.Expr, b: sp.Expr) -> int:
+    """Exact order of two real roots (an enclosure of their difference, or exact equality)."""
+    if a == b:
+        return 0
+    s = exact_sign(a - b)
+    if s is None:
+        raise _Undecidable("the order of two breakpoints")
+    return s
 
 
 def _split(e: sp.Expr, lo: sp.Expr, hi: sp.Expr, depth: int = 0) -> list[Piece]:
@@ -246,7 +278,7 @@ def _split(e: sp.Expr, lo: sp.Expr, hi: sp.Expr, depth: int = 0) -> list[Piece]:
     roots: set[sp.Expr] = set()
     for k in _kinks(node):
         roots.update(_roots(k, lo, hi))
-    cuts = sorted(roots, key=lambda r: sp.N(r, 30))
+    cuts = sorted(roots, key=functools.cmp_to_key(compare))
     bounds = [lo, *cuts, hi]
     pieces: list[Piece] = []
     for a, b in itertools.pairwise(bounds):
@@ -256,10 +288,21 @@ def _split(e: sp.Expr, lo: sp.Expr, hi: sp.Expr, depth: int = 0) -> list[Piece]:
     return pieces
 
 
-def _merge(pieces: list[Piece]) -> tuple[Piece, ...]:
+def _holds_at(original: sp.Expr, piece_expr: sp.Expr, b: sp.Expr) -> bool:
+    """``original(b) = piece_expr(b)`` proved exactly (so ``b`` carries no value of its own)."""
+    at = piece_expr.xreplace({Z: b})
+    if at.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
+        return False
+    return prove_zero(original.xreplace({Z: b}) - at)
+
+
+def _merge(original: sp.Expr, pieces: list[Piece]) -> tuple[Piece, ...]:
+    """Join neighbouring pieces with the same expression, but only across a breakpoint where the
+    function's own value is proved to be that expression's value: a point that carries a value of
+    its own (``if z >= a and z <= a then v else f``) stays a breakpoint."""
     out: list[Piece] = []
     for p in pieces:
-        if out and out[-1].expr == p.expr:
+        if out and out[-1].expr == p.expr and _holds_at(original, p.expr, p.lo):
             out[-1] = Piece(out[-1].lo, p.hi, p.expr)
         else:
             out.append(p)
@@ -270,12 +313,13 @@ def _merge(pieces: list[Piece]) -> tuple[Piece, ...]:
 def piecewise_form(expr: sp.Expr) -> PiecewiseForm | None:
     """The normal form of ``expr`` in :data:`Z`, or None when a case split cannot be decided.
 
-    Adjacent pieces with the same expression are merged; the breakpoint between them then
-    disappears (the value there is still the original expression's).
+    Adjacent pieces with the same expression are merged only where the value at the breakpoint
+    between them is proved to be that expression's: otherwise the breakpoint stays, and every
+    fact that reads the form sees it.
     """
     try:
         pieces = _split(expr, -sp.oo, sp.oo)
     except (_Undecidable, ValueError, TypeError):
         return None
-    return PiecewiseForm(expr, _merge([Piece(p.lo, p.hi, sp.expand(p.expr) if p.expr.is_polynomial(Z) else p.expr)
+    return PiecewiseForm(expr, _merge(expr, [Piece(p.lo, p.hi, sp.expand(p.expr) if p.expr.is_polynomial(Z) else p.expr)
                                        for p in pieces]))

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from ..model.functions import Z
+from .continuity import jump_at
 from .facts import Evidence, Stage, Step, proved, refuted, unknown
 from .growth import growth_fact
 from .identity import exact_sign, find_nonzero_point, simplified
@@ -43,6 +44,12 @@ def polynomial_fact(expr: sp.Expr) -> PolynomialFact:
             return PolynomialFact(proved(Stage.STRUCTURAL, Step("σ simplifies to a polynomial", sp.expand(e))),
                                   True, int(deg))
     else:
+        for b in form.breakpoints:
+            state, left, value, right = jump_at(form, b)
+            if state == 1:
+                return PolynomialFact(refuted(Stage.SYMBOLIC, Step(
+                    f"σ is not continuous at z = {b} (left value, σ({b}), right value)", sp.Tuple(left, value, right)),
+                    Step("a polynomial is continuous")), False, None)
         for a, b in zip(form.pieces, form.pieces[1:], strict=False):
             if analytic_on_reals(a.expr) and analytic_on_reals(b.expr):
                 w = find_nonzero_point(a.expr - b.expr)
@@ -51,10 +58,10 @@ def polynomial_fact(expr: sp.Expr) -> PolynomialFact:
                         f"the pieces {sp.sstr(a.expr)} and {sp.sstr(b.expr)} meeting at {a.hi} are analytic on R and "
                         f"differ (at z = {w[0]}); a polynomial is a single analytic function")), False, None)
     growth = growth_fact(expr)
-    if growth.growth_class in ("bounded", "sublinear", "linear"):
+    if growth.degree_bound is not None:
         # A polynomial with |p(z)| <= C|z| at both ends has degree <= 1 (<= 0 when o(|z|)), so its
         # second (first) finite differences vanish; a point where they do not refutes.
-        bound = 1 if growth.growth_class == "linear" else 0
+        bound = 0 if growth.growth_class in ("bounded", "sublinear") else 1
         h = sp.Rational(1, 2)
         diff = (expr.xreplace({Z: Z + h}) - 2 * expr + expr.xreplace({Z: Z - h})) if bound == 1 else \
             (expr.xreplace({Z: Z + h}) - expr)
@@ -67,8 +74,8 @@ def polynomial_fact(expr: sp.Expr) -> PolynomialFact:
                                           Step(f"but its {what} difference with step 1/2 is nonzero at z = {w[0]}")),
                                   False, None)
     series = series_fact(expr, 8)
-    if growth.growth_class in ("bounded", "sublinear", "linear") and series.analytic_at_0:
-        bound = 0 if growth.growth_class == "bounded" else 1
+    if growth.degree_bound is not None and series.analytic_at_0:
+        bound = growth.degree_bound
         for k, c in enumerate(series.coefficients):
             if k > bound and exact_sign(c) not in (0, None):
                 return PolynomialFact(refuted(Stage.SERIES,

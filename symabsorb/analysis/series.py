@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from ..model.functions import Z
+from .continuity import jump_at
 from .facts import Evidence, Stage, Step, proved, refuted, unknown
 from .identity import exact_sign, simplified
 from .piecewise import piecewise_form
@@ -51,6 +52,10 @@ def series_fact(expr: sp.Expr, order: int = 8) -> SeriesFact:
                                  Step(f"{where} is built from functions analytic at 0"),
                                  Step(f"Taylor polynomial to order {order}", poly + sp.O(Z ** (order + 1)))),
                           True, coeffs, order)
+    state, lv, v0, rv = jump_at(form, sp.S.Zero)
+    if state == 1:
+        return SeriesFact(refuted(Stage.SYMBOLIC, Step("σ is not continuous at 0 (left value, σ(0), right value)",
+                                                        sp.Tuple(lv, v0, rv))), False, (), order)
     left, right = form.left_of(sp.S.Zero), form.right_of(sp.S.Zero)
     if analytic_at(left.expr, sp.S.Zero) and analytic_at(right.expr, sp.S.Zero):
         cl = taylor_coefficients(left.expr, order)
