@@ -1,13 +1,11 @@
-"""The command line: a thin layer over the library. Heavy imports happen inside the commands,
-so ``symabsorb --help`` stays fast. One place (:func:`main`) maps errors to exit codes:
-0 done, 1 a query stayed open under ``--strict``, 2 bad input."""
+"""The command line: a client of :mod:`symabsorb.api`. Heavy imports happen inside the commands,
+so ``symabsorb --help`` stays fast. One place (:func:`main`) maps errors to exit codes, the same
+for every command (:data:`EXIT_CODES`)."""
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -17,6 +15,37 @@ from . import __version__
 __all__ = ["build_parser", "main"]
 
 FORMATS = {"md": "md", "markdown": "md", "html": "html", "htm": "html", "tex": "tex", "latex": "tex", "json": "json"}
+# (the renderers' own table, with terminal and text, is symabsorb.report.render.FORMATS)
+
+
+EXIT_OK, EXIT_NEGATIVE, EXIT_ERROR = 0, 1, 2
+#: Every command: 0 done; 1 answered, but not as asked (a query open under --strict, `absorb` found no
+#: witness, `fmt --check` found a file to reformat); 2 bad input or usage (nothing half-done is written).
+EXIT_CODES = {EXIT_OK: "done", EXIT_NEGATIVE: "answered, but not as asked: a query stayed open under --strict, "
+              "`absorb` found no witness, `fmt --check` found a file to reformat",
+              EXIT_ERROR: "bad input or usage: an error message on stderr, no output file written"}
+EPILOG = "exit codes: " + "; ".join(f"{code} {text}" for code, text in EXIT_CODES.items())
+
+
+def expand_specs(patterns: Sequence[str]) -> list[str]:
+    """Spec arguments: paths, globs (``examples/*.absorb``, also when the shell left them unexpanded)
+    and ``-`` (standard input, at most once). A glob that matches nothing is an error."""
+    import glob
+
+    out: list[str] = []
+    for pattern in patterns:
+        if pattern == "-":
+            if "-" in out:
+                raise UsageError("`-` (standard input) can be given only once")
+            out.append(pattern)
+        elif glob.has_magic(pattern):
+            matches = sorted(glob.glob(pattern, recursive=True))
+            if not matches:
+                raise UsageError(f"no file matches `{pattern}`")
+            out.extend(matches)
+        else:
+            out.append(pattern)
+    return list(dict.fromkeys(out))
 
 
 class UsageError(Exception):
@@ -24,25 +53,19 @@ class UsageError(Exception):
 
 
 def _write_atomic(path: Path, text: str, protect: Sequence[Path] = ()) -> None:
-    target = path.resolve() if path.exists() else path.absolute()
-    for p in protect:
-        if p.exists() and target == p.resolve():
-            raise UsageError(f"refusing to overwrite the spec `{p}` with the report; choose another -o FILE")
-    directory = target.parent
-    if not directory.is_dir():
-        raise UsageError(f"cannot write `{path}`: the directory `{directory}` does not exist (create it first)")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    # One writer for every output: refuses inputs and non-regular files, keeps permissions,
+    # cleans its `.NAME.symabsorb-partial-PID` temporary file on every catchable signal.
+    from .paths import write_output
+
+    write_output(path, text, protect)
+
+
+def _inputs(spec_path: str, spec: Any) -> list[Path]:
+    """The files a command read, which its output may never replace: the spec, its imports, its weights."""
+    base = Path(spec_path).parent
+    paths = [Path(spec_path), *(base / imp for imp in spec.imports)]
+    paths += [base / b.weights.file for b in spec.blocks if getattr(b, "weights", None) is not None]
+    return paths
 
 
 def _library(args: argparse.Namespace) -> Any:
@@ -56,24 +79,76 @@ def _library(args: argparse.Namespace) -> Any:
 
 
 def _read_spec(path: str) -> tuple[Any, str]:
-    from .dsl.loader import load_modules, read_source
-    from .model.resolve import resolve_modules
+    from .api import load
 
-    text = read_source(Path(path))
-    spec = resolve_modules(load_modules(path, text), path)
-    return spec, text
+    if path == "-":
+        spec = load(sys.stdin.read(), name="<stdin>")
+    else:
+        spec = load(Path(path))
+    return spec.resolved, spec.text
+
+
+def _each_spec(args: argparse.Namespace, run: Callable[[str], int]) -> int:
+    """Run ``run`` on every spec argument; an error in one spec is reported and the others still run.
+    The exit code is the worst one."""
+    from .dsl.errors import SymabsorbError
+
+    worst = EXIT_OK
+    specs = expand_specs(args.spec)
+    for i, path in enumerate(specs):
+        if len(specs) > 1 and i:
+            print()
+        try:
+            worst = max(worst, run(path))
+        except SymabsorbError as err:
+            _print_error(err)
+            worst = EXIT_ERROR
+    return worst
+
+
+def _print_error(err: Exception) -> None:
+    from .dsl.errors import SpecError, SymabsorbError
+
+    if isinstance(err, SpecError) and err.span is not None and err.source_line is None:
+        from .dsl.loader import read_source
+
+        try:
+            err.with_source(read_source(Path(err.span.file)))
+        except SymabsorbError:
+            pass
+    print(str(err), file=sys.stderr)
 
 
 # ---- commands ---------------------------------------------------------------------------------------
 
 
+def _constraint(p: Any) -> str:
+    """A parameter's constraint as written (``k > 1``); a sign constraint kept only as an assumption
+    on the symbol (``k > 0`` makes ``k`` positive) is spelled out too."""
+    import sympy as sp
+
+    c = p.constraint
+    if c is not None and c is not sp.true and isinstance(c, sp.Basic):
+        return " with " + sp.sstr(c)
+    sym = p.symbol
+    for attr, text in (("is_positive", "> 0"), ("is_negative", "< 0"), ("is_nonnegative", ">= 0"),
+                       ("is_nonpositive", "<= 0")):
+        if getattr(sym, attr):
+            return f" with {sym} {text}"
+    return ""
+
+
 def cmd_check(args: argparse.Namespace) -> int:
+    return _each_spec(args, _check_one)
+
+
+def _check_one(path: str) -> int:
     import sympy as sp
 
     from .model.activation import GatedActivation
 
-    spec, _ = _read_spec(args.spec)
-    out = [f"{args.spec}: OK"]
+    spec, _ = _read_spec(path)
+    out = [f"{path}: OK"]
     if spec.imports:
         out.append("imports: " + ", ".join(spec.imports))
     out.append(f"activations ({len(spec.activations)}):")
@@ -81,8 +156,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         if isinstance(a, GatedActivation):
             out.append(f"  gated {a.name}: g(z) = {sp.sstr(a.gate.expr)}")
         else:
-            params = "".join(f"  [parameter {p.symbol}{' with ' + sp.sstr(p.constraint) if p.constraint else ''}]"
-                             for p in a.params)
+            params = "".join(f"  [parameter {p.symbol}{_constraint(p)}]" for p in a.params)
             out.append(f"  {a.name}(z) = {sp.sstr(a.expr)}{params}")
     out.append(f"blocks ({len(spec.blocks)}):")
     for b in spec.blocks:
@@ -151,21 +225,39 @@ def cmd_facts(args: argparse.Namespace) -> int:
     return 0
 
 
+def _terminal_format() -> str:
+    return "terminal" if sys.stdout.isatty() else "text"
+
+
+def _width() -> int:
+    import shutil
+
+    return max(60, min(130, shutil.get_terminal_size((100, 24)).columns))
+
+
 def cmd_classify(args: argparse.Namespace) -> int:
     import json
 
-    from .report.markdown import render_derivation_markdown
-    from .theory.prover import classify
+    from . import api
     from .theory.serialize import derivation_to_dict
 
-    library = _library(args)
-    act = _activation(args.expr, args.gated)
-    d = classify(act, library, args.budget)
+    result = api.classify(args.expr, args.gated, budget=args.budget, lib=_library(args))
+    assert result.derivation is not None
     if args.json:
-        print(json.dumps(derivation_to_dict(d), indent=2, ensure_ascii=False))
+        print(json.dumps(derivation_to_dict(result.derivation), indent=2, ensure_ascii=False))
     else:
-        sys.stdout.write(render_derivation_markdown(d, library))
-    return 1 if args.strict and d.verdict.value == "open" else 0
+        fmt = FORMATS[args.format] if args.format else _terminal_format()
+        _warn_missing(fmt)
+        sys.stdout.write(result.render(fmt, fragment=True, color=sys.stdout.isatty(), width=_width()))
+    return EXIT_NEGATIVE if args.strict and result.verdict == "open" else EXIT_OK
+
+
+def _warn_missing(fmt: str) -> None:
+    """One warning line per optional package the format would use and that is missing."""
+    from .report.render import missing_extras
+
+    for line in missing_extras(fmt):
+        print(f"warning: {line}", file=sys.stderr)
 
 
 def cmd_catalog(args: argparse.Namespace) -> int:
@@ -222,43 +314,37 @@ def _format_for(args: argparse.Namespace) -> str:
 
 
 def _render(report: Any, fmt: str, fragment: bool) -> str:
-    if fmt == "md":
-        from .report.markdown import render_markdown
+    from .report.render import render_report
 
-        return render_markdown(report)
-    if fmt == "json":
-        from .report.jsonout import render_json
-
-        return render_json(report)
-    if fmt == "html":
-        from .report.html import render_html
-
-        return render_html(report)
-    if fmt == "tex":
-        from .report.latex import render_latex
-
-        return render_latex(report, fragment=fragment)
-    from .report.terminal import render_terminal
-
-    return render_terminal(report, color=sys.stdout.isatty())
+    if fmt == "terminal" and not sys.stdout.isatty():
+        fmt = "text"
+    return render_report(report, fmt, fragment=fragment, color=sys.stdout.isatty(), width=_width())
 
 
 def cmd_prove(args: argparse.Namespace) -> int:
+    fmt = _format_for(args)
+    specs = expand_specs(args.spec)
+    if args.output and len(specs) > 1:
+        raise UsageError(f"-o FILE takes one spec, not {len(specs)}; run `prove` once per spec, or leave out -o")
+    _warn_missing(fmt)
+    library = _library(args)
+    return _each_spec(args, lambda path: _prove_one(args, path, fmt, library))
+
+
+def _prove_one(args: argparse.Namespace, path: str, fmt: str, library: Any) -> int:
     from .report.build import build_report
 
-    fmt = _format_for(args)
-    spec, text = _read_spec(args.spec)
-    library = _library(args)
+    spec, text = _read_spec(path)
     progress = _progress_bar(len(spec.queries)) if fmt == "terminal" or args.output else None
     report = build_report(spec, text, library, args.budget, progress)
     rendered = _render(report, fmt, args.fragment)
     if args.output:
-        _write_atomic(Path(args.output), rendered, protect=[Path(args.spec)])
+        _write_atomic(Path(args.output), rendered, protect=_inputs(path, spec) if path != "-" else [])
         print(f"wrote {args.output} ({fmt}, {len(report.answers)} queries)")
     else:
         sys.stdout.write(rendered)
     undecided = sum(1 for a in report.answers if a.derivation is not None and a.derivation.verdict.value == "open")
-    return 1 if args.strict and undecided else 0
+    return EXIT_NEGATIVE if args.strict and undecided else EXIT_OK
 
 
 def _progress_bar(total: int) -> Callable[[int, int, str], None] | None:
@@ -283,19 +369,41 @@ def _progress_bar(total: int) -> Callable[[int, int, str], None] | None:
 # ---- parser ------------------------------------------------------------------------------------------
 
 
+def _budget_seconds(text: str) -> float:
+    from .budget import parse_budget
+
+    try:
+        return parse_budget(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
 def _budget(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--budget", type=float, default=5.0, metavar="SECONDS",
-                        help="time budget per fact; undecided facts are 'unknown (timeout)' (default: 5)")
+    from .budget import DEFAULT_COMMAND_SECONDS, LIMIT_HELP, Limits
+
+    parser.add_argument("--budget", type=_budget_seconds, default=DEFAULT_COMMAND_SECONDS, metavar="SECONDS",
+                        help="CPU seconds for the whole command (parse, facts, proofs, searches, rendering); a fact "
+                        "gets a twentieth of it, at least 5 s; a fact out of time is 'unknown (timeout)'. Must be > 0; "
+                        f"there is no unlimited (default: {DEFAULT_COMMAND_SECONDS:g})")
+    defaults = Limits()
+    parser.add_argument("--limit", action="append", default=[], metavar="NAME=N",
+                        help="raise a size limit checked before any work: " + "; ".join(
+                            f"{name} ({doc}, default {getattr(defaults, name.replace('-', '_'))})"
+                            for name, doc in LIMIT_HELP.items()))
+    parser.add_argument("--allow-outside", action="store_true",
+                        help="let imports and weights files lie outside the spec's directory tree")
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="symabsorb", description="Can a residual block x -> Mx + MLP(x) be rewritten as "
-                                "a residual-free MLP of the same width? Exact answers with step-by-step derivations.")
+                                "a residual-free MLP of the same width? Exact answers with step-by-step derivations.",
+                                epilog=EPILOG)
     p.add_argument("--version", action="version", version=f"symabsorb {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
-    c = sub.add_parser("check", help="parse and resolve a spec; list what it declares and asks")
-    c.add_argument("spec", help="a .absorb file")
+    c = sub.add_parser("check", help="parse and resolve specs; list what each declares and asks", epilog=EPILOG)
+    c.add_argument("spec", nargs="+", metavar="SPEC", help="a .absorb file, a glob, or - for standard input")
+    _budget(c)
     c.set_defaults(func=cmd_check)
 
     f = sub.add_parser("fmt", help="print a spec in canonical form")
@@ -303,6 +411,7 @@ def build_parser() -> argparse.ArgumentParser:
     g = f.add_mutually_exclusive_group()
     g.add_argument("--check", action="store_true", help="exit 1 if the file is not in canonical form")
     g.add_argument("--write", action="store_true", help="rewrite the file in place (atomically)")
+    _budget(f)
     f.set_defaults(func=cmd_fmt)
 
     fa = sub.add_parser("facts", help="every fact about one activation, with status and steps")
@@ -318,6 +427,7 @@ def build_parser() -> argparse.ArgumentParser:
     cl.add_argument("expr", metavar="EXPR", help="an expression in z or a built-in name (gelu, swiglu, ...)")
     cl.add_argument("--gated", action="store_true", help="EXPR is the gate g of a gated unit g(W_gate x)*(W_up x)")
     cl.add_argument("--json", action="store_true", help="print JSON (schema in docs/classify-json.md)")
+    cl.add_argument("--format", choices=sorted(FORMATS), help="md, html, tex or json (default: the terminal)")
     cl.add_argument("--strict", action="store_true", help="exit 1 when the verdict is open")
     cl.add_argument("--theorems", action="append", metavar="DIR", help="add the results in DIR (repeatable)")
     _budget(cl)
@@ -337,8 +447,8 @@ def build_parser() -> argparse.ArgumentParser:
     _budget(gr)
     gr.set_defaults(func=cmd_graph)
 
-    pr = sub.add_parser("prove", help="answer every query of a spec and write a report")
-    pr.add_argument("spec", help="a .absorb file")
+    pr = sub.add_parser("prove", help="answer every query of specs and write a report", epilog=EPILOG)
+    pr.add_argument("spec", nargs="+", metavar="SPEC", help="a .absorb file, a glob, or - for standard input")
     pr.add_argument("--format", choices=sorted(FORMATS), help="md, html, tex or json (default: from -o, else a "
                     "terminal summary)")
     pr.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE (atomically)")
@@ -358,32 +468,45 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _witness_needs(output: str) -> None:
+    """Refuse, before any work is printed, an output the installed packages cannot write."""
+    import importlib.util
+
+    suffix = Path(output).suffix.lower()
+    if suffix not in (".safetensors", ".npz"):
+        raise UsageError(f"cannot write a witness to `{output}`: use a .safetensors or .npz file")
+    need = ["numpy"] + (["safetensors"] if suffix == ".safetensors" else [])
+    missing = []
+    for module in need:
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except ValueError:  # a module set to None in sys.modules
+            found = False
+        if not found or sys.modules.get(module, True) is None:
+            missing.append(module)
+    if missing:
+        raise UsageError(f"writing `{output}` needs {' and '.join(missing)}: pip install 'symabsorb[weights]'")
+
+
 def cmd_absorb(args: argparse.Namespace) -> int:
-    from .dsl.errors import SpecNameError, did_you_mean
-    from .report.markdown import render_derivation_markdown
-    from .theory.prover import prove
-    from .weights.decide import decide_concrete
+    from .api import Spec, absorb
     from .weights.export import write_witness
 
-    spec, _ = _read_spec(args.spec)
-    library = _library(args)
-    targets = {b.name: b for b in spec.blocks}
-    targets.update({s.name: s for s in spec.stacks})
-    if args.block not in targets:
-        raise SpecNameError(f"no block or stack `{args.block}` in {args.spec}", None, f"`{args.block}`",
-                            "the name of a block or stack of the spec",
-                            did_you_mean(args.block, targets) or "`symabsorb check SPEC` lists the names")
-    target = targets[args.block]
-    derivation = prove(target, f"absorb {target.name}", library, args.budget)
-    derivation = decide_concrete(target, derivation, library, os.path.dirname(args.spec) or ".")
-    sys.stdout.write(render_derivation_markdown(derivation, library))
-    if derivation.verdict.value != "absorbable" or derivation.witness is None:
-        print(f"\nno witness: the verdict for `{target.name}` is {derivation.verdict.value}")
-        return 1
     if args.output:
-        write_witness(Path(args.output), derivation.witness)
+        _witness_needs(args.output)
+    spec, text = _read_spec(args.spec)
+    result = absorb(Spec(spec, text), args.block, budget=args.budget, lib=_library(args))
+    sys.stdout.write(result.render(_terminal_format(), color=sys.stdout.isatty(), width=_width()))
+    if result.verdict != "absorbable" or result.witness is None:
+        print(f"\nno witness: the verdict for `{args.block}` is {result.verdict}")
+        return EXIT_NEGATIVE
+    if args.output:
+        from .paths import write_output
+
+        witness = result.witness
+        write_output(Path(args.output), lambda tmp: write_witness(tmp, witness), protect=_inputs(args.spec, spec))
         print(f"\nwrote the residual-free weights to {args.output}")
-    return 0
+    return EXIT_OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -392,20 +515,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    from .dsl.errors import SymabsorbError
+    from .budget import Budget, Limits, installed, parse_limit
+    from .errors import SymabsorbError
 
     try:
-        result: int = args.func(args)
+        limits = Limits()
+        for text in getattr(args, "limit", None) or ():
+            limits = parse_limit(text, limits)
+    except ValueError as err:
+        parser.error(str(err))
+    budget = Budget(getattr(args, "budget", None) or Budget().seconds, limits, bool(getattr(args, "allow_outside", False)))
+    try:
+        with installed(budget):
+            result: int = args.func(args)
         return result
     except SymabsorbError as err:
-        from .dsl.errors import SpecError
+        from .errors import SpecError
 
         if isinstance(err, SpecError) and err.span is not None and err.source_line is None:
+            from .dsl.loader import read_source
+
             try:
-                err.with_source(Path(err.span.file).read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError):
+                err.with_source(read_source(Path(err.span.file)))
+            except SymabsorbError:
                 pass
         print(str(err), file=sys.stderr)
+        return 2
+    except (MemoryError, RecursionError) as err:
+        what = "memory" if isinstance(err, MemoryError) else "Python's recursion limit"
+        print(f"error: the computation ran out of {what} ({type(err).__name__}); the input is too large for the "
+              "exact methods. Try a smaller input or a smaller --budget / --limit", file=sys.stderr)
         return 2
     except UsageError as err:
         print(f"error: {err}", file=sys.stderr)

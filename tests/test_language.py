@@ -186,9 +186,9 @@ def test_language_reference_examples_parse(tmp_path: Path) -> None:
     blocks = re.findall(r"```absorb\n(.*?)```", text, flags=re.S)
     assert len(blocks) >= 10
     (tmp_path / "docs").mkdir()
-    (tmp_path / "examples").mkdir()
+    (tmp_path / "docs" / "lib").mkdir()
     (tmp_path / "docs" / "layer3.npz").write_bytes(b"")
-    shutil.copy(EXAMPLES / "activations.absorb", tmp_path / "examples" / "activations.absorb")
+    shutil.copy(EXAMPLES / "activations.absorb", tmp_path / "docs" / "lib" / "activations.absorb")
     for i, block in enumerate(blocks):
         path = tmp_path / "docs" / f"example{i}.absorb"
         path.write_text(block, encoding="utf-8")

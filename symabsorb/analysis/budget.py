@@ -1,41 +1,31 @@
-"""Time budgets: a fact that cannot be decided in time is ``unknown`` (reason ``timeout``)."""
+"""Time budgets for facts: a fact that cannot be decided in time is ``unknown`` (reason ``timeout``,
+or ``budget`` when the whole command's budget ran out). Time is CPU time; see :mod:`symabsorb.budget`."""
 
 from __future__ import annotations
 
-import signal
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["DEFAULT_BUDGET", "Timeout", "time_budget"]
+from ..budget import DEFAULT_FACT_SECONDS, BudgetExhausted, Timeout, current, deadline
 
-DEFAULT_BUDGET = 5.0
+__all__ = ["DEFAULT_BUDGET", "BudgetExhausted", "Timeout", "fact_budget", "time_budget"]
 
-
-class Timeout(Exception):
-    """Raised inside a computation whose budget ran out."""
+#: CPU seconds one fact may take by default.
+DEFAULT_BUDGET = DEFAULT_FACT_SECONDS
 
 
 @contextmanager
 def time_budget(seconds: float | None) -> Iterator[None]:
-    """Interrupt the body with :class:`Timeout` after ``seconds`` (main thread only; elsewhere
-    the body runs without a limit). Inside a running budget, the outer one governs."""
-    if not seconds or threading.current_thread() is not threading.main_thread():
+    """Interrupt the body with :class:`Timeout` after ``seconds`` of CPU time (``None`` or ``0``:
+    no limit of its own). Inside the command's budget, whichever ends first governs. Works in the
+    main thread only; elsewhere the body runs without its own limit."""
+    with deadline(seconds or None):
         yield
-        return
-    remaining, _ = signal.getitimer(signal.ITIMER_REAL)
-    if remaining:
-        yield  # an outer budget is already running and governs
-        return
-    previous_handler = signal.getsignal(signal.SIGALRM)
 
-    def _raise(signum: int, frame: object) -> None:
-        raise Timeout(f"exceeded {seconds:g} s")
 
-    signal.signal(signal.SIGALRM, _raise)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous_handler)
+def fact_budget(seconds: float | None) -> float | None:
+    """The CPU seconds of one fact: ``seconds``, never more than the installed budget's per-fact share."""
+    cap = current().per_fact()
+    if seconds is None or seconds <= 0:
+        return cap if cap != float("inf") else None
+    return min(seconds, cap)

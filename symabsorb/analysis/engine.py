@@ -12,7 +12,7 @@ import sympy as sp
 from ..model.activation import Activation, AnyActivation, GatedActivation
 from ..model.functions import Z
 from .at_zero import AtZeroFact, at_zero_fact
-from .budget import DEFAULT_BUDGET, Timeout, time_budget
+from .budget import DEFAULT_BUDGET, BudgetExhausted, Timeout, fact_budget, time_budget
 from .facts import Evidence, Stage, Step, label, proved, refuted, unknown
 from .gate import GateFact, gate_fact
 from .growth import GrowthFact, growth_fact
@@ -49,12 +49,18 @@ class ActivationFacts:
 
 
 def _timed(compute: Callable[[], T], fallback: Callable[[str], T], budget: float | None) -> T:
+    # CPU time, capped by the command's budget. When the whole command's budget is spent the
+    # exception goes on up (a cached "unknown" would outlive the command); a fact's own timeout
+    # or a numeric blow-up (MemoryError, OverflowError from huge intermediate values) is "unknown".
     try:
-        with time_budget(budget):
+        with time_budget(fact_budget(budget)):
             return compute()
-    except Timeout:
-        return fallback(f"timeout: not decided within {budget:g} s")
-    except (NotImplementedError, ValueError, TypeError, ZeroDivisionError, RecursionError) as err:
+    except BudgetExhausted:
+        raise
+    except Timeout as err:
+        return fallback(err.reason)
+    except (NotImplementedError, ValueError, TypeError, ZeroDivisionError, RecursionError, MemoryError,
+            OverflowError) as err:
         return fallback(f"SymPy could not decide it ({type(err).__name__})")
 
 

@@ -1,20 +1,26 @@
-"""One exception tree for everything a user can get wrong.
-
-Every :class:`SpecError` knows where it happened (file, line, column), what was found, what
-was expected and, when we can guess, a hint. ``str(err)`` renders the whole message with the
-offending source line and a caret under the column, in the style of a compiler diagnostic.
-"""
+"""The error tree lives at the base (:mod:`symabsorb.errors`) since every layer raises it;
+this module re-exports it under its historical name."""
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from ..errors import (
+    Span,
+    SpecError,
+    SpecImportError,
+    SpecLimitError,
+    SpecNameError,
+    SpecShapeError,
+    SpecSyntaxError,
+    SpecValueError,
+    SymabsorbError,
+    did_you_mean,
+)
 
 __all__ = [
     "Span",
     "SpecError",
     "SpecImportError",
+    "SpecLimitError",
     "SpecNameError",
     "SpecShapeError",
     "SpecSyntaxError",
@@ -22,99 +28,3 @@ __all__ = [
     "SymabsorbError",
     "did_you_mean",
 ]
-
-
-@dataclass(frozen=True)
-class Span:
-    """A region of a source file; lines and columns count from 1."""
-
-    file: str
-    line: int
-    column: int
-    end_line: int
-    end_column: int
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.column}"
-
-
-class SymabsorbError(Exception):
-    """Base class of every error symabsorb raises on purpose."""
-
-
-@dataclass(eq=False)
-class SpecError(SymabsorbError):
-    """A problem in a ``.absorb`` text, with its position."""
-
-    summary: str
-    span: Span | None = None
-    found: str | None = None
-    expected: str | None = None
-    hint: str | None = None
-    source_line: str | None = field(default=None, repr=False)
-
-    def __post_init__(self) -> None:
-        super().__init__(self.summary)
-
-    @property
-    def line(self) -> int | None:
-        return self.span.line if self.span else None
-
-    @property
-    def column(self) -> int | None:
-        return self.span.column if self.span else None
-
-    def with_source(self, text: str) -> SpecError:
-        """Attach the offending line from ``text`` (the whole file) if not yet attached."""
-        if self.source_line is None and self.span is not None:
-            lines = text.splitlines()
-            if 1 <= self.span.line <= len(lines):
-                self.source_line = lines[self.span.line - 1]
-        return self
-
-    def __str__(self) -> str:
-        where = f"{self.span}: " if self.span else ""
-        out = [f"{where}error: {self.summary}"]
-        if self.span is not None and self.source_line is not None:
-            number = str(self.span.line)
-            pad = " " * len(number)
-            out.append(f" {number} | {self.source_line.expandtabs(1)}")
-            width = 1
-            if self.span.end_line == self.span.line and self.span.end_column > self.span.column:
-                width = self.span.end_column - self.span.column
-            out.append(f" {pad} | {' ' * (self.span.column - 1)}{'^' * width}")
-        if self.found is not None:
-            out.append(f"  found: {self.found}")
-        if self.expected is not None:
-            out.append(f"  expected: {self.expected}")
-        if self.hint is not None:
-            out.append(f"  hint: {self.hint}")
-        return "\n".join(out)
-
-
-class SpecSyntaxError(SpecError):
-    """The text does not follow the grammar."""
-
-
-class SpecNameError(SpecError):
-    """A name is unknown, declared twice, or used before its declaration."""
-
-
-class SpecValueError(SpecError):
-    """A value is out of range: a zero width, a division by zero, a non-finite number..."""
-
-
-class SpecShapeError(SpecError):
-    """A matrix has the wrong shape."""
-
-
-class SpecImportError(SpecError):
-    """An ``import`` cannot be followed: missing file or a cycle."""
-
-
-def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
-    """A "did you mean" hint built from the closest registered names, or ``None``."""
-    close = difflib.get_close_matches(name, sorted(set(candidates)), n=3, cutoff=0.6)
-    if not close:
-        return None
-    return "did you mean " + " or ".join(f"`{c}`" for c in close) + "?"

@@ -44,21 +44,39 @@ def _(node: s.Call) -> tuple[str, int]:
     return f"{node.func}({args})", _ATOM
 
 
+# Chains (`- - - z`, `a + b + ... + z`, `c and d and ...`) are walked in loops, not recursion: the
+# parser bounds nesting depth, but a chain of 1,000 terms is flat text and must not overflow.
+
 @_expr.register
 def _(node: s.Unary) -> tuple[str, int]:
-    text, prec = _expr(node.operand)
-    return node.op + _wrap(text, prec, _UNARY), _UNARY
+    ops = []
+    current: s.Expr = node
+    while isinstance(current, s.Unary):
+        ops.append(current.op)
+        current = current.operand
+    text, prec = _expr(current)
+    return "".join(ops) + _wrap(text, prec, _UNARY), _UNARY
 
 
 @_expr.register
 def _(node: s.Binary) -> tuple[str, int]:
     prec = _PREC[node.op]
-    left, lp = _expr(node.left)
-    right, rp = _expr(node.right)
     if node.op == "^":
+        left, lp = _expr(node.left)
+        right, rp = _expr(node.right)
         return f"{_wrap(left, lp, _ATOM)}^{_wrap(right, rp, _UNARY)}", _POWER
-    sep = f" {node.op} " if prec == _SUM else node.op
-    return f"{_wrap(left, lp, prec)}{sep}{_wrap(right, rp, prec + 1)}", prec
+    spine = []
+    current: s.Expr = node
+    while isinstance(current, s.Binary) and current.op != "^" and _PREC[current.op] == prec:
+        spine.append(current)
+        current = current.left
+    first, fp = _expr(current)
+    out = [_wrap(first, fp, prec)]
+    for b in reversed(spine):
+        right, rp = _expr(b.right)
+        sep = f" {b.op} " if prec == _SUM else b.op
+        out.append(sep + _wrap(right, rp, prec + 1))
+    return "".join(out), prec
 
 
 @_expr.register
@@ -72,7 +90,15 @@ def _cond(node: s.Compare | s.BoolOp) -> str:
         left, lp = _expr(node.left)
         right, rp = _expr(node.right)
         return f"{_wrap(left, lp, _SUM)} {node.op} {_wrap(right, rp, _SUM)}"
-    return f"{_cond(node.left)} {node.op} {_cond(node.right)}"
+    spine = []
+    current: s.Compare | s.BoolOp = node
+    while isinstance(current, s.BoolOp):
+        spine.append(current)
+        current = current.left
+    out = [_cond(current)]
+    for b in reversed(spine):
+        out.append(f" {b.op} {_cond(b.right)}")
+    return "".join(out)
 
 
 def format_expr(node: s.Expr) -> str:
@@ -227,15 +253,22 @@ def format_module(module: s.Module) -> str:
     comments = _comments(module.text)
     out: list[str] = []
     previous: type | None = None
-    for stmt in module.statements:
+    statements = list(module.statements)
+    for index, stmt in enumerate(statements):
         end = (stmt.span.end_line, stmt.span.end_column) if stmt.span else (0, 0)
         leading = [c for pos, c in comments if pos < end]
         comments = [(pos, c) for pos, c in comments if not pos < end]
+        # a comment after the statement on its last line, before any next statement, stays on that line
+        following = statements[index + 1].span if index + 1 < len(statements) else None
+        trailing = None
+        if comments and comments[0][0][0] == end[0] and (
+                following is None or (following.line, following.column) > comments[0][0]):
+            trailing = comments.pop(0)[1]
         kind = type(stmt)
         if out and (kind is not previous or kind in (s.BlockDef, s.SpaceDef) or leading):
             out.append("")
         out.extend(leading)
-        out.append(_stmt(stmt))
+        out.append(_stmt(stmt) + (f"  {trailing}" if trailing else ""))
         previous = kind
     if comments:
         if out:

@@ -1,30 +1,33 @@
-"""Reading ``.absorb`` files from disk and following their imports."""
+"""Reading ``.absorb`` files from disk and following their imports.
+
+Files are untrusted: only regular files are read, up to the ``input-bytes`` limit; an import must
+name a ``.absorb`` file inside the spec's directory tree (unless ``--allow-outside``); an error
+about a file never quotes another file's content.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from ..budget import current, input_root
+from ..paths import confine, read_input
 from . import syntax as s
-from .errors import Span, SpecError, SpecImportError
+from .errors import Span, SpecError, SpecImportError, SpecLimitError
 from .parser import parse_text
 
 __all__ = ["load_modules", "read_source"]
 
 
-def read_source(path: Path, span: Span | None = None) -> str:
-    """The text of ``path``; a :class:`SpecError` (never a traceback) when it cannot be read."""
+def read_source(path: Path, span: Span | None = None, what: str = "spec file") -> str:
+    """The text of ``path``; a :class:`SpecError` (never a traceback, never its content) when it
+    cannot be read, is not a regular file, is too large or is not UTF-8."""
+    data = read_input(path, span, what, expected="an existing .absorb file",
+                      hint="paths in `import` are relative to the importing file" if span else "check the path")
     try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SpecImportError(f"cannot find `{path}`", span, f"`{path}`", "an existing .absorb file",
-                              "paths in `import` are relative to the importing file") from None
-    except IsADirectoryError:
-        raise SpecImportError(f"`{path}` is a directory", span, "a directory", "a .absorb file") from None
+        return data.decode("utf-8")
     except UnicodeDecodeError as err:
-        raise SpecError(f"`{path}` is not UTF-8 text", span, f"byte {err.start}: {err.reason}",
+        raise SpecError(f"`{path}` is not UTF-8 text", span, f"an invalid byte at offset {err.start}",
                         "a UTF-8 text file") from None
-    except OSError as err:
-        raise SpecImportError(f"cannot read `{path}`: {err.strerror}", span) from None
 
 
 def load_modules(path: str | Path, text: str | None = None) -> tuple[s.Module, ...]:
@@ -35,6 +38,8 @@ def load_modules(path: str | Path, text: str | None = None) -> tuple[s.Module, .
     that closes the cycle.
     """
     root = Path(path)
+    tree = input_root(root)
+    limits = current().limits
     done: dict[Path, s.Module] = {}
     order: list[s.Module] = []
 
@@ -48,13 +53,20 @@ def load_modules(path: str | Path, text: str | None = None) -> tuple[s.Module, .
                                   "move the shared declarations into a file that both import")
         if key in done:
             return
+        if via is not None and len(done) + len(chain) >= limits.files:
+            raise SpecLimitError(f"too many imported files (more than {limits.files})", via.span,
+                                 f'`import "{via.path}"`', f"at most {limits.files} files", limits.hint("files"))
         if source is None:
-            source = read_source(file, via.span if via else None)
+            source = read_source(file, via.span if via else None, "imported file" if via else "spec file")
+        elif len(source.encode("utf-8")) > limits.input_bytes:
+            raise SpecLimitError(f"the spec is too large ({len(source.encode('utf-8'))} bytes)", None,
+                                 f"{len(source.encode('utf-8'))} bytes", f"at most {limits.input_bytes} bytes",
+                                 limits.hint("input_bytes"))
         module = parse_text(source, str(file))
         for stmt in module.statements:
             if isinstance(stmt, s.Import):
-                target = file.parent / stmt.path
                 try:
+                    target = _import_target(file, stmt, tree)
                     visit(target, (*chain, key), stmt, None)
                 except SpecError as err:
                     if err.span is not None and err.span.file == str(file):
@@ -65,3 +77,11 @@ def load_modules(path: str | Path, text: str | None = None) -> tuple[s.Module, .
 
     visit(root, (), None, text)
     return tuple(order)
+
+
+def _import_target(importer: Path, stmt: s.Import, tree: Path) -> Path:
+    if not stmt.path.endswith(".absorb"):
+        raise SpecImportError(f"cannot import `{stmt.path}`: not a .absorb file", stmt.span, f"`{stmt.path}`",
+                              'a file name ending in `.absorb`', "only spec files can be imported")
+    confine(importer.parent, stmt.path, tree, stmt.span, "imported file")
+    return importer.parent / stmt.path

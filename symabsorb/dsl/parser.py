@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import functools
+import re
 from fractions import Fraction
 from importlib import resources
 from typing import Any
 
-from lark import Lark, Token, Transformer
+from lark import Lark, Token, Transformer, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
+from ..budget import Limits, current
 from . import syntax as s
-from .errors import Span, SpecError, SpecSyntaxError, did_you_mean
+from .errors import Span, SpecError, SpecLimitError, SpecSyntaxError, did_you_mean
 
 __all__ = ["FIELD_NAMES", "KEYWORDS", "get_parser", "grammar_text", "parse_expression", "parse_text"]
 
@@ -193,6 +195,80 @@ def _string(tok: Token) -> str:
     return str(tok)[1:-1]
 
 
+# ---- limits checked before work -------------------------------------------------------------------
+
+_TOKEN = re.compile(r"#[^\n]*|\"[^\"\n]*\"|[A-Za-z_0-9.]+|\S")
+
+
+def _position(text: str, pos: int) -> tuple[int, int]:
+    line = text.count("\n", 0, pos) + 1
+    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
+
+
+def _check_size(text: str, file: str, limits: Limits) -> None:
+    """Bytes and tokens, counted by one regular-expression scan (linear, in C) before Lark runs."""
+    size = len(text.encode("utf-8", "surrogatepass")) if len(text) * 4 > limits.input_bytes else 0
+    if size > limits.input_bytes:
+        raise SpecLimitError(f"the input is too large ({size} bytes)", Span(file, 1, 1, 1, 1), f"{size} bytes",
+                             f"at most {limits.input_bytes} bytes", limits.hint("input_bytes"))
+    if len(text) <= limits.tokens:
+        return  # fewer characters than the limit: fewer tokens too
+    for count, m in enumerate(_TOKEN.finditer(text), start=1):
+        if count > limits.tokens:
+            line, col = _position(text, m.start())
+            raise SpecLimitError(f"too many tokens (more than {limits.tokens})", Span(file, line, col, line, col + 1),
+                                 f"token number {count}", f"at most {limits.tokens} names, numbers and operators",
+                                 limits.hint("tokens"))
+
+
+def _first_token(tree: Tree[Token]) -> Token | None:
+    stack: list[Tree[Token] | Token] = [tree]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Token):
+            if item.line is not None:
+                return item
+        elif isinstance(item, Tree):
+            stack.extend(reversed(item.children))
+    return None
+
+
+def _check_depth(tree: Tree[Token], file: str, limits: Limits) -> None:
+    """Nesting depth of the parse tree, walked without recursion: the transformer (and SymPy, and
+    every printer after it) recurse once per level, so a deep tree is refused before them."""
+    stack: list[tuple[Tree[Token], int]] = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limits.depth + 1:  # the statement and expression roots do not count
+            tok = _first_token(node)
+            span = _tspan(file, tok) if tok is not None else None
+            raise SpecLimitError(f"the expression is nested too deeply (more than {limits.depth} levels)", span,
+                                 f"more than {limits.depth} nested brackets, calls, `if`s or powers",
+                                 f"at most {limits.depth} levels", limits.hint("depth"))
+        for child in node.children:
+            if isinstance(child, Tree):
+                stack.append((child, depth + 1))
+
+
+def _check_digits(tok: Token, file: str) -> None:
+    """A literal's size before it is converted: Python refuses int strings over 4,300 digits, and
+    ``1e999999999`` would build a billion-digit integer."""
+    limits = current().limits
+    text = str(tok)
+    mantissa, _, exponent = text.lower().partition("e")
+    digits = len(mantissa.replace(".", "").lstrip("0")) or 1
+    if exponent:
+        exp_text = exponent.lstrip("+-").lstrip("0") or "0"
+        if len(exp_text) > 9:
+            digits = limits.digits + 1
+        else:
+            digits = max(digits, abs(digits + int(exponent)))
+    if digits > limits.digits:
+        shown = text if len(text) <= 40 else f"{text[:20]}…{text[-10:]} ({len(text)} characters)"
+        raise SpecLimitError(f"the number `{shown}` is too large", _tspan(file, tok), f"about {digits} digits",
+                             f"at most {limits.digits} digits", limits.hint("digits"))
+
+
 class _ToSyntax(Transformer[Token, Any]):
     """Parse tree to :mod:`symabsorb.dsl.syntax`. Method names are the grammar's aliases."""
 
@@ -212,6 +288,7 @@ class _ToSyntax(Transformer[Token, Any]):
 
     # -- expressions
     def number(self, c: list[Token]) -> s.Number:
+        _check_digits(c[0], self.file)
         text = str(c[0])
         return s.Number(Fraction(text), text, _tspan(self.file, c[0]))
 
@@ -448,6 +525,7 @@ class _ToSyntax(Transformer[Token, Any]):
         return s.Query("classify", c[1], None, self.sp(c))
 
     def q_series(self, c: list[Any]) -> s.Query:
+        _check_digits(c[3], self.file)
         return s.Query("series", c[1], int(str(c[3])), self.sp(c))
 
     def q_parity(self, c: list[Any]) -> s.Query:
@@ -464,10 +542,16 @@ class _ToSyntax(Transformer[Token, Any]):
 
 
 def _run(text: str, file: str, start: str) -> Any:
+    limits = current().limits
     try:
-        tree = get_parser().parse(text, start=start)
-    except UnexpectedInput as err:
-        raise _syntax_error(err, text, file).with_source(text) from None
+        _check_size(text, file, limits)
+        try:
+            tree = get_parser().parse(text, start=start)
+        except UnexpectedInput as err:
+            raise _syntax_error(err, text, file) from None
+        _check_depth(tree, file, limits)
+    except SpecError as err:
+        raise err.with_source(text) from None
     try:
         return _ToSyntax(file).transform(tree)
     except VisitError as err:

@@ -13,11 +13,13 @@ from pathlib import Path
 
 import sympy as sp
 
+from ..budget import current, input_root
 from ..dsl import syntax as s
-from ..dsl.errors import Span, SpecError, SpecNameError, SpecShapeError, SpecValueError, did_you_mean
+from ..dsl.errors import Span, SpecError, SpecLimitError, SpecNameError, SpecShapeError, SpecValueError, did_you_mean
 from ..dsl.formatter import format_act_ref, format_expr, format_statement
 from ..dsl.loader import load_modules
 from ..dsl.parser import parse_act_ref, parse_expression, parse_text
+from ..paths import confine
 from .activation import Activation, AnyActivation, GatedActivation, Parameter
 from .block import L_DEPTH, M_WIDTH, Block, D, ResolvedSpec, Skip, SpecQuery, Stack
 from .catalog import CATALOG, catalog_source
@@ -37,7 +39,46 @@ __all__ = [
 
 MAX_SERIES_ORDER = 60
 WEIGHT_EXTENSIONS = (".npy", ".npz", ".safetensors", ".pt", ".pth", ".bin")
-_NOT_FINITE = {"nan", "NaN", "inf", "Inf", "infinity", "oo"}
+_NOT_FINITE = {"nan", "NaN", "inf", "Inf", "infinity", "Infinity", "oo", "zoo"}
+#: Names a parameter may not take: `z` is the variable every activation is resolved in (a
+#: parameter `z` would silently become it), and the non-finite names are errors wherever they appear.
+RESERVED_PARAMETERS = frozenset({"z", *_NOT_FINITE})
+_LOG2_10 = 3.3219280948873626
+
+
+def _short(node: s.Expr, n: int = 60) -> str:
+    text = format_expr(node)
+    return text if len(text) <= n else text[: n - 12] + "…" + text[-10:]
+
+
+def _checked_number(value: sp.Expr, node: s.Expr) -> sp.Expr:
+    """An exact rational result within the `digits` limit (Python cannot even print larger ones)."""
+    if value.is_Rational:
+        limits = current().limits
+        bits = max(abs(value.p).bit_length(), value.q.bit_length())  # type: ignore[attr-defined]
+        if bits > limits.digits * _LOG2_10:
+            raise SpecLimitError("a number in this expression is too large", node.span, f"`{_short(node)}`, "
+                                 f"about {int(bits / _LOG2_10)} digits", f"at most {limits.digits} digits",
+                                 limits.hint("digits"))
+    return value
+
+
+def _check_power(base: sp.Expr, exponent: sp.Expr, node: s.Binary) -> None:
+    """Refuse ``base ^ exponent`` between numbers *before* computing it when the exponent or the
+    result would be too large: ``((2^4096)^4096)^4096`` has 2·10^10 bits."""
+    if not (base.is_number and exponent.is_Number):
+        return
+    limits = current().limits
+    if exponent.is_Rational and base.is_Number and abs(exponent) > limits.exponent:
+        raise SpecLimitError("exponent too large", node.right.span, f"`{_short(node.right)}`",
+                             f"an exponent of at most {limits.exponent} between numbers", limits.hint("exponent"))
+    if exponent.is_Rational and base.is_Rational and abs(base) not in (0, 1):
+        bits = max(abs(base.p).bit_length(), base.q.bit_length())  # type: ignore[attr-defined]
+        grown = bits * abs(exponent.p) / exponent.q  # type: ignore[attr-defined]
+        if grown > limits.digits * _LOG2_10:
+            raise SpecLimitError("this power is too large to compute exactly", node.span, f"`{_short(node)}`, "
+                                 f"about {int(grown / _LOG2_10)} digits", f"at most {limits.digits} digits",
+                                 limits.hint("digits"))
 
 
 @dataclass
@@ -114,36 +155,27 @@ class _ExprBuilder:
 
     def _build(self, node: s.Expr) -> sp.Expr:
         if isinstance(node, s.Number):
-            if abs(node.value.numerator).bit_length() > 4000 or node.value.denominator.bit_length() > 4000:
-                raise SpecValueError(f"the number `{node.text}` is too large", node.span, f"`{node.text}`",
-                                     "a number below 10^1000 in size", "rescale the value")
-            return sp.Rational(node.value.numerator, node.value.denominator)
+            return _checked_number(sp.Rational(node.value.numerator, node.value.denominator), node)
         if isinstance(node, s.Name):
             return self._name(node)
         if isinstance(node, s.Unary):
-            inner = self._build(node.operand)
-            return -inner if node.op == "-" else inner
+            # A chain `- - - z` in a loop: the parser bounds nesting, not the length of a chain.
+            negate = False
+            current: s.Expr = node
+            while isinstance(current, s.Unary):
+                negate ^= current.op == "-"
+                current = current.operand
+            inner = self._build(current)
+            return -inner if negate else inner
+        if isinstance(node, s.Binary) and node.op != "^":
+            return _checked_number(self._chain(node), node)
         if isinstance(node, s.Binary):
             left, right = self._build(node.left), self._build(node.right)
-            if node.op == "+":
-                return left + right
-            if node.op == "-":
-                return left - right
-            if node.op == "*":
-                return left * right
-            if node.op == "/":
-                if right.is_zero:
-                    raise SpecValueError("division by zero", node.right.span, f"`{format_expr(node.right)}`",
-                                         "a nonzero divisor", "check the constants of this expression")
-                return left / right
-            if right.is_Number and left.is_Number and abs(right) > 4096:
-                raise SpecValueError("exponent too large", node.right.span, f"`{format_expr(node.right)}`",
-                                     "an exponent of at most 4096 between numbers",
-                                     "such a power would take a very long time to compute exactly")
+            _check_power(left, right, node)
             if left.is_zero and right.is_negative:
-                raise SpecValueError("zero raised to a negative power", node.span, f"`{format_expr(node)}`",
+                raise SpecValueError("zero raised to a negative power", node.span, f"`{_short(node)}`",
                                      "a finite value", "this is a division by zero")
-            return sp.Pow(left, right)
+            return _checked_number(sp.Pow(left, right), node)
         if isinstance(node, s.IfExpr):
             return sp.Piecewise((self._build(node.then), self._cond(node.cond)),
                                 (self._build(node.orelse), True))
@@ -151,12 +183,54 @@ class _ExprBuilder:
             return self._call(node)
         raise TypeError(node)  # pragma: no cover - the parser builds nothing else
 
+    def _chain(self, node: s.Binary) -> sp.Expr:
+        """``a + b - c + ...`` or ``a * b / c ...``: the left spine collected in a loop and built
+        with one ``Add``/``Mul`` (linear, where folding pairwise is quadratic in the terms)."""
+        additive = node.op in "+-"
+        ops = "+-" if additive else "*/"
+        spine: list[s.Binary] = []
+        current: s.Expr = node
+        while isinstance(current, s.Binary) and current.op in ops:
+            spine.append(current)
+            current = current.left
+        terms = [self._build(current)]
+        for b in reversed(spine):
+            right = self._build(b.right)
+            if b.op == "-":
+                right = -right
+            elif b.op == "/":
+                if right.is_zero:
+                    raise SpecValueError("division by zero", b.right.span, f"`{_short(b.right)}`",
+                                         "a nonzero divisor", "check the constants of this expression")
+                right = 1 / right
+            terms.append(right)
+        if len(terms) == 2:  # the common case, built exactly as before
+            return terms[0] + terms[1] if additive else terms[0] * terms[1]
+        return sp.Add(*terms) if additive else sp.Mul(*terms)
+
     def _cond(self, node: s.Compare | s.BoolOp) -> sp.Basic:
         if isinstance(node, s.Compare):
             ops = {"<": sp.Lt, "<=": sp.Le, ">": sp.Gt, ">=": sp.Ge}
-            return ops[node.op](self._build(node.left), self._build(node.right))
-        left, right = self._cond(node.left), self._cond(node.right)
-        return sp.And(left, right) if node.op == "and" else sp.Or(left, right)
+            left, right = self._build(node.left), self._build(node.right)
+            if left.is_real is False or right.is_real is False:
+                raise SpecValueError("a comparison between non-real values", node.span, f"`{_short(node.left)} "
+                                     f"{node.op} {_short(node.right)}`", "real values on both sides",
+                                     "only real numbers can be compared")
+            try:
+                return ops[node.op](left, right)
+            except TypeError:
+                raise SpecValueError("these values cannot be compared", node.span, f"`{_short(node.left)} "
+                                     f"{node.op} {_short(node.right)}`", "real values on both sides") from None
+        spine: list[s.BoolOp] = []
+        current: s.Compare | s.BoolOp = node
+        while isinstance(current, s.BoolOp):
+            spine.append(current)
+            current = current.left
+        result = self._cond(current)
+        for b in reversed(spine):
+            right_cond = self._cond(b.right)
+            result = sp.And(result, right_cond) if b.op == "and" else sp.Or(result, right_cond)
+        return result
 
     def _name(self, node: s.Name) -> sp.Expr:
         name = node.id
@@ -265,19 +339,34 @@ def _declare_activation(d: s.ActivationDef, scope: Scope, source: str) -> _Templ
     params: list[tuple[str, sp.Symbol, sp.Expr | None, sp.Basic | None]] = []
     const = _ExprBuilder(scope, None, {})
     seen: set[str] = set()
+    if d.var in _NOT_FINITE:
+        raise SpecNameError(f"`{d.var}` is reserved and cannot be the variable", d.span, f"`{d.var}`",
+                            "a name such as `z` or `x`", f"`{d.var}` means a non-finite number, which is an error")
     for p in d.params:
         if p.name in seen or p.name == d.var:
             raise SpecNameError(f"parameter `{p.name}` declared twice", p.span, f"`{p.name}`",
                                 "distinct names for the variable and each parameter")
         seen.add(p.name)
+        if p.name in RESERVED_PARAMETERS:
+            why = ("`z` is the variable every activation is analysed in" if p.name == "z"
+                   else f"`{p.name}` means a non-finite number")
+            raise SpecNameError(f"`{p.name}` is reserved and cannot be a parameter", p.span, f"`{p.name}`",
+                                "another name, e.g. `k` or `alpha`", f"rename the parameter: {why}")
         if p.name in CONSTANTS or p.name in BUILTIN_FUNCTIONS:
             raise SpecNameError(f"`{p.name}` is a built-in name and cannot be a parameter", p.span,
                                 f"`{p.name}`", "a new name", "rename the parameter")
         default = const.build(p.default) if p.default is not None else None
+        if default is not None and p.default is not None and default.is_real is not True:
+            raise SpecValueError(f"the default of `{p.name}` is not a real number", p.default.span,
+                                 f"`{_short(p.default)}`", "a real constant", "parameters are real numbers")
         constraint = None
         assumptions: dict[str, bool] = {"real": True}
         if p.constraint is not None and p.constraint_op is not None:
             bound = const.build(p.constraint)
+            if bound.is_real is not True:
+                raise SpecValueError(f"the bound on `{p.name}` is not a real number", p.constraint.span,
+                                     f"`{_short(p.constraint)}`", "a real constant",
+                                     "a constraint compares the parameter with a real number")
             if default is None:
                 assumptions.update(_sign_assumptions(p.constraint_op, bound))
             sym0 = sp.Symbol(p.name, real=True)
@@ -388,7 +477,7 @@ def _shape_error(what: str, got: tuple[int, int], want: tuple[object, object], s
                           f"{want[0]} x {want[1]}", hint)
 
 
-def _block(d: s.BlockDef, scope: Scope, spec_dir: Path | None) -> Block:
+def _block(d: s.BlockDef, scope: Scope, spec_dir: Path | None, root: Path | None = None) -> Block:
     if d.activation is None:
         raise SpecValueError(f"block `{d.name}` has no activation", d.span, "no `activation:` field",
                              "an `activation:` field", "add e.g. `activation: gelu`")
@@ -452,7 +541,7 @@ def _block(d: s.BlockDef, scope: Scope, spec_dir: Path | None) -> Block:
             raise _shape_error("`W_gate`", w_gate.shape, w_up.shape, d.span_of("W_gate"),
                                "W_gate has the shape of W_up")
     if d.weights is not None:
-        _check_weights_decl(d.weights, spec_dir)
+        _check_weights_decl(d.weights, spec_dir, root)
         if w_up is not None:
             raise SpecValueError(f"block `{d.name}` has both inline weights and a weights file",
                                  d.weights.span, '`weights: "..."`', "one source of weights",
@@ -460,15 +549,23 @@ def _block(d: s.BlockDef, scope: Scope, spec_dir: Path | None) -> Block:
     return Block(d.name, act, dim, width, skip, w_up, w_down, w_gate, d.weights, d.span)
 
 
-def _check_weights_decl(w: s.WeightsDecl, spec_dir: Path | None) -> None:
+def _check_weights_decl(w: s.WeightsDecl, spec_dir: Path | None, root: Path | None = None) -> None:
     suffix = Path(w.file).suffix.lower()
     if suffix not in WEIGHT_EXTENSIONS:
         raise SpecValueError(f"unsupported weights file `{w.file}`", w.span, f"`{suffix or 'no extension'}`",
                              "one of " + ", ".join(WEIGHT_EXTENSIONS),
                              "convert the weights to .safetensors or .npz")
-    if spec_dir is not None and not (spec_dir / w.file).is_file():
+    if spec_dir is None:
+        return
+    # Inside the spec's directory tree (unless --allow-outside), and a regular file: the weights
+    # readers open the same path through symabsorb.paths.open_regular.
+    path = confine(spec_dir, w.file, root, w.span, "weights file")
+    if not path.exists():
         raise SpecValueError(f"weights file `{w.file}` not found", w.span, f"`{spec_dir / w.file}`",
                              "an existing file", "paths are relative to the spec file")
+    if not path.is_file():
+        raise SpecValueError(f"weights file `{w.file}` is not a regular file", w.span, f"`{w.file}`",
+                             "a regular file", "only regular files are read")
 
 
 def _skip(node: s.Skip | None, d: s.BlockDef, dim: int | sp.Expr, scope: Scope) -> Skip:
@@ -606,6 +703,10 @@ def _resolve(modules: tuple[s.Module, ...], path: str) -> ResolvedSpec:
             if isinstance(stmt, (s.ActivationDef, s.GatedDef, s.BlockDef, s.StackDef)):
                 kind = {s.ActivationDef: "activation", s.GatedDef: "gated unit", s.BlockDef: "block",
                         s.StackDef: "stack"}[type(stmt)]
+                if stmt.name in _NOT_FINITE:
+                    raise SpecNameError(f"`{stmt.name}` is reserved and cannot name a{'n' if kind[0] == 'a' else ''} "
+                                        f"{kind}", stmt.span, f"`{stmt.name}`", "another name",
+                                        f"`{stmt.name}` means a non-finite number, which is an error")
                 if stmt.name in declared:
                     first_kind, first = declared[stmt.name]
                     raise SpecNameError(f"`{stmt.name}` is declared twice", stmt.span, f"a second `{stmt.name}`",
@@ -620,6 +721,7 @@ def _resolve(modules: tuple[s.Module, ...], path: str) -> ResolvedSpec:
     queries: list[SpecQuery] = []
     imports: list[str] = []
     spaces: dict[str, Space] = {}
+    root = input_root(path) if path not in ("<string>", "<stdin>") else None
     for module in modules:
         spec_dir = Path(module.file).parent if module.file not in ("<string>", "<stdin>") else None
         for stmt in module.statements:
@@ -636,7 +738,7 @@ def _resolve(modules: tuple[s.Module, ...], path: str) -> ResolvedSpec:
                 scope.templates[stmt.name] = template
                 activations.append(template.instantiate({}, stmt.name))
             elif isinstance(stmt, s.BlockDef):
-                blocks[stmt.name] = _block(stmt, scope, spec_dir)
+                blocks[stmt.name] = _block(stmt, scope, spec_dir, root)
             elif isinstance(stmt, s.StackDef):
                 stacks[stmt.name] = _stack(stmt, blocks, stacks, declared, scope)
             elif isinstance(stmt, s.Query):
@@ -763,7 +865,8 @@ def _guess_variable(node: s.Expr, scope: Scope) -> str:
 
     def walk(n: object) -> None:
         if isinstance(n, s.Name):
-            if n.id not in CONSTANTS and n.id not in BUILTIN_FUNCTIONS and scope.lookup(n.id) is None:
+            if (n.id not in CONSTANTS and n.id not in BUILTIN_FUNCTIONS and n.id not in _NOT_FINITE
+                    and scope.lookup(n.id) is None):
                 names.add(n.id)
         elif isinstance(n, s.Call):
             for a in n.args:

@@ -1,0 +1,140 @@
+"""One exception tree for everything a user can get wrong (a base module: every layer raises these).
+
+Every :class:`SpecError` knows where it happened (file, line, column), what was found, what
+was expected and, when we can guess, a hint. ``str(err)`` renders the whole message with the
+offending source line and a caret under the column, in the style of a compiler diagnostic.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+__all__ = [
+    "Span",
+    "SpecError",
+    "SpecImportError",
+    "SpecLimitError",
+    "SpecNameError",
+    "SpecShapeError",
+    "SpecSyntaxError",
+    "SpecValueError",
+    "SymabsorbError",
+    "did_you_mean",
+]
+
+
+#: Characters of a source line shown in a message (longer lines are cut around the column).
+_SHOWN = 120
+
+
+@dataclass(frozen=True)
+class Span:
+    """A region of a source file; lines and columns count from 1."""
+
+    file: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+class SymabsorbError(Exception):
+    """Base class of every error symabsorb raises on purpose."""
+
+
+@dataclass(eq=False)
+class SpecError(SymabsorbError):
+    """A problem in a ``.absorb`` text, with its position."""
+
+    summary: str
+    span: Span | None = None
+    found: str | None = None
+    expected: str | None = None
+    hint: str | None = None
+    source_line: str | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        super().__init__(self.summary)
+
+    @property
+    def line(self) -> int | None:
+        return self.span.line if self.span else None
+
+    @property
+    def column(self) -> int | None:
+        return self.span.column if self.span else None
+
+    def with_source(self, text: str) -> SpecError:
+        """Attach the offending line from ``text`` (the whole file) if not yet attached."""
+        if self.source_line is None and self.span is not None:
+            lines = text.splitlines()
+            if 1 <= self.span.line <= len(lines):
+                self.source_line = lines[self.span.line - 1]
+        return self
+
+    def __str__(self) -> str:
+        where = f"{self.span}: " if self.span else ""
+        out = [f"{where}error: {self.summary}"]
+        if self.span is not None and self.source_line is not None:
+            number = str(self.span.line)
+            pad = " " * len(number)
+            line = self.source_line.expandtabs(1)
+            column = self.span.column
+            width = 1
+            if self.span.end_line == self.span.line and self.span.end_column > self.span.column:
+                width = self.span.end_column - self.span.column
+            if len(line) > _SHOWN:  # a window around the column, not a megabyte line
+                start = max(0, min(column - 1 - _SHOWN // 2, len(line) - _SHOWN))
+                line = ("…" if start else "") + line[start:start + _SHOWN] + ("…" if start + _SHOWN < len(line) else "")
+                column = column - start + (1 if start else 0)
+                width = max(1, min(width, _SHOWN - column + 2))
+            out.append(f" {number} | {line}")
+            out.append(f" {pad} | {' ' * (column - 1)}{'^' * width}")
+        if self.found is not None:
+            out.append(f"  found: {_clip(self.found)}")
+        if self.expected is not None:
+            out.append(f"  expected: {_clip(self.expected)}")
+        if self.hint is not None:
+            out.append(f"  hint: {self.hint}")
+        return "\n".join(out)
+
+
+def _clip(text: str, n: int = 2 * _SHOWN) -> str:
+    return text if len(text) <= n else f"{text[:n - 20]}…{text[-10:]} ({len(text)} characters)"
+
+
+class SpecSyntaxError(SpecError):
+    """The text does not follow the grammar."""
+
+
+class SpecNameError(SpecError):
+    """A name is unknown, declared twice, or used before its declaration."""
+
+
+class SpecValueError(SpecError):
+    """A value is out of range: a zero width, a division by zero, a non-finite number..."""
+
+
+class SpecShapeError(SpecError):
+    """A matrix has the wrong shape."""
+
+
+class SpecImportError(SpecError):
+    """An ``import`` cannot be followed: missing file or a cycle."""
+
+
+class SpecLimitError(SpecError):
+    """The input is larger, deeper or grows faster than a limit allows (``--limit NAME=N`` raises it)."""
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
+    """A "did you mean" hint built from the closest registered names, or ``None``."""
+    close = difflib.get_close_matches(name, sorted(set(candidates)), n=3, cutoff=0.6)
+    if not close:
+        return None
+    return "did you mean " + " or ".join(f"`{c}`" for c in close) + "?"

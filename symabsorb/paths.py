@@ -1,0 +1,239 @@
+"""Files as untrusted input and as protected output (a base module: every layer may use it).
+
+* :func:`confine` resolves a path named *inside a spec* (an ``import``, a ``weights:`` file): it
+  must stay in the spec's directory tree (symbolic links followed) unless the command was given
+  ``--allow-outside``.
+* :func:`open_regular` / :func:`read_input` read only regular files (never a FIFO, a device or
+  ``/proc``-style file of unknown size), up to a size cap, and never put the file's content in an
+  error message.
+* :func:`write_output` replaces a file atomically: never a protected input (the spec, its
+  imports, its weights files) nor anything but a regular file; the temporary file is named
+  ``.NAME.symabsorb-partial-PID`` and removed on every signal that can be caught; the replaced
+  file's permission bits are kept; ``OSError`` becomes a clean :class:`OutputError`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import stat
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import BinaryIO
+
+from .budget import current
+from .errors import Span, SpecError, SpecImportError, SymabsorbError
+
+__all__ = [
+    "PARTIAL_MARK",
+    "InputError",
+    "OutputError",
+    "check_output",
+    "confine",
+    "open_regular",
+    "read_input",
+    "write_output",
+]
+
+#: Part of every temporary file name, so a leftover (after ``kill -9``) is obvious.
+PARTIAL_MARK = ".symabsorb-partial-"
+
+
+class InputError(SpecError):
+    """An input file that may not or cannot be read."""
+
+
+class OutputError(SymabsorbError):
+    """An output file that may not or cannot be written."""
+
+
+def _describe_kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def confine(base: Path, name: str, root: Path | None, span: Span | None, what: str) -> Path:
+    """``base / name`` resolved, checked to lie inside ``root`` (the spec's directory tree).
+
+    ``root=None`` or ``--allow-outside`` (the installed budget's ``allow_outside``) lifts the check.
+    The error shows the name as written, never anything read from the file.
+    """
+    target = (base / name)
+    try:
+        resolved = target.resolve()
+    except (OSError, RuntimeError) as err:  # a symlink loop
+        raise InputError(f"cannot follow {what} `{name}`", span, f"`{name}`", "a readable file",
+                         str(getattr(err, "strerror", None) or "a symbolic-link loop")) from None
+    if root is None or current().allow_outside:
+        return resolved
+    root = root.resolve()
+    if resolved != root and root not in resolved.parents:
+        raise InputError(f"{what} `{name}` is outside the spec's directory", span, f"`{name}`",
+                         f"a file inside `{root}`",
+                         "inputs are confined to the spec's directory tree; pass --allow-outside to lift this")
+    return resolved
+
+
+@contextlib.contextmanager
+def open_regular(path: Path, span: Span | None = None, what: str = "file",
+                 max_bytes: int | None = None, expected: str | None = None,
+                 hint: str = "paths are relative to the spec file") -> Iterator[tuple[BinaryIO, int]]:
+    """Open ``path`` for reading if it is a regular file of at most ``max_bytes`` (default: the
+    installed ``input-bytes`` limit); yields ``(binary file, size)``. Opened non-blocking, so a FIFO
+    cannot hang the open; checked on the open descriptor, so a swap after the check does not help."""
+    limits = current().limits
+    cap = limits.input_bytes if max_bytes is None else max_bytes
+    shown = f"`{path}`"
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except FileNotFoundError:
+        raise SpecImportError(f"cannot find {shown}", span, shown, expected or f"an existing {what}", hint) from None
+    except IsADirectoryError:
+        raise InputError(f"{what} {shown} is a directory", span, "a directory", f"a {what}") from None
+    except OSError as err:
+        raise InputError(f"cannot read {what} {shown}: {err.strerror}", span, shown, f"a readable {what}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError(f"{what} {shown} is {_describe_kind(info.st_mode)}", span, _describe_kind(info.st_mode),
+                             f"a regular {what}", "only regular files are read")
+        if info.st_size > cap:
+            name = "input-bytes"
+            raise InputError(f"{what} {shown} is too large ({info.st_size} bytes)", span, f"{info.st_size} bytes",
+                             f"at most {cap} bytes", f"the limit `{name}` is {cap}; raise it with `--limit {name}=N`")
+        os.set_blocking(fd, True)
+        fh = os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+    with fh:
+        yield fh, info.st_size
+
+
+def read_input(path: Path, span: Span | None = None, what: str = "file", max_bytes: int | None = None,
+               expected: str | None = None, hint: str = "paths are relative to the spec file") -> bytes:
+    """The bytes of a regular file of at most ``max_bytes`` (see :func:`open_regular`)."""
+    with open_regular(path, span, what, max_bytes, expected, hint) as (fh, _size):
+        cap = current().limits.input_bytes if max_bytes is None else max_bytes
+        try:
+            data = fh.read(cap + 1)
+        except OSError as err:
+            raise InputError(f"cannot read {what} `{path}`: {err.strerror}", span) from None
+        if len(data) > cap:  # it grew while we read
+            raise InputError(f"{what} `{path}` is too large", span, f"more than {cap} bytes", f"at most {cap} bytes",
+                             "raise the limit with `--limit input-bytes=N`")
+        return data
+
+
+# ---- outputs ------------------------------------------------------------------------------------
+
+_CAUGHT_SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP", "SIGQUIT", "SIGPIPE", "SIGXCPU",
+                                                       "SIGXFSZ", "SIGUSR1", "SIGUSR2", "SIGALRM")
+                        if hasattr(signal, n))
+
+
+class _Signalled(BaseException):
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _same_file(a: os.stat_result, b: os.stat_result) -> bool:
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def check_output(path: Path, protect: Sequence[Path] = ()) -> os.stat_result | None:
+    """Refuse an output path that is a protected input or not a regular file; the existing file's
+    status (``None`` if it does not exist)."""
+    try:
+        existing = os.stat(path)
+    except FileNotFoundError:
+        existing = None
+    except OSError as err:
+        raise OutputError(f"cannot write `{path}`: {err.strerror}") from None
+    if existing is not None:
+        if not stat.S_ISREG(existing.st_mode):
+            raise OutputError(f"refusing to write `{path}`: it is {_describe_kind(existing.st_mode)}, not a regular "
+                              "file; choose another -o FILE")
+        for p in protect:
+            try:
+                if _same_file(existing, os.stat(p)):
+                    raise OutputError(f"refusing to overwrite the input `{p}` with the output; choose another -o FILE")
+            except OSError:
+                continue
+    directory = path.absolute().parent
+    if not directory.is_dir():
+        raise OutputError(f"cannot write `{path}`: the directory `{directory}` does not exist (create it first)")
+    return existing
+
+
+def write_output(path: Path, write: Callable[[Path], None] | bytes | str, protect: Sequence[Path] = ()) -> None:
+    """Replace ``path`` atomically with ``write`` (bytes, text, or a function writing to the temporary path).
+
+    Refuses protected inputs and non-regular targets (see :func:`check_output`); keeps the
+    permission bits of a replaced file (new files: ``0666 & ~umask``); removes the temporary file
+    on any exception and on every catchable signal (then dies of that signal as it would have).
+    """
+    existing = check_output(path, protect)
+    directory = path.absolute().parent
+    # `.report.symabsorb-partial-123.html`: hidden, obviously ours, and the suffix kept for writers
+    # that choose the format from it.
+    tmp = directory / f".{path.stem}{PARTIAL_MARK}{os.getpid()}{path.suffix}"
+    previous: dict[int, object] = {}
+
+    def on_signal(signum: int, frame: object) -> None:
+        raise _Signalled(signum)
+
+    in_main = _is_main_thread()
+    try:
+        if in_main:
+            for sig in _CAUGHT_SIGNALS:
+                previous[sig] = signal.signal(sig, on_signal)
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            os.close(fd)
+            if callable(write):
+                write(tmp)
+            else:
+                data = write.encode("utf-8") if isinstance(write, str) else write
+                with open(tmp, "wb") as fh:
+                    fh.write(data)
+            if existing is not None:
+                mode = stat.S_IMODE(existing.st_mode)
+            else:
+                umask = os.umask(0)
+                os.umask(umask)
+                mode = 0o666 & ~umask
+            os.chmod(tmp, mode)
+            # Checked again just before the swap: the target may have become something else.
+            check_output(path, protect)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+    except _Signalled as sig:
+        for s, h in previous.items():
+            signal.signal(s, h)  # type: ignore[arg-type]
+        previous.clear()
+        os.kill(os.getpid(), sig.signum)
+        raise OutputError(f"interrupted by signal {sig.signum} while writing `{path}`; nothing was written") from None
+    except OSError as err:
+        raise OutputError(f"cannot write `{path}`: {err.strerror or err}") from None
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)  # type: ignore[arg-type]
+
+
+def _is_main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
