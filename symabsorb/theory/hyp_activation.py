@@ -1,0 +1,320 @@
+"""Hypotheses about the activation σ (or the gate g): kind of unit, homogeneity, values and
+derivatives at 0, growth, parity, identity with a reference, linearity, polynomiality, Sym(σ)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import sympy as sp
+
+from ..analysis.engine import identical, linear_constant
+from ..analysis.facts import Evidence, Stage, Status, Step, label, proved
+from ..analysis.identity import find_nonzero_point
+from ..model.activation import GatedActivation
+from ..model.block import Block
+from ..model.functions import Z
+from .checks import REFERENCES, Subject, from_evidence, registrar, simple
+from .derivation import HypothesisCheck, HypStatus
+
+__all__ = ["CHECKERS"]
+
+CHECKERS, hypothesis = registrar()
+
+
+# ---- kind of unit ------------------------------------------------------------------------------------
+
+
+@hypothesis("ungated")
+def _ungated(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    ok = not s.the_block.gated
+    return simple("ungated", HypStatus.PROVED if ok else HypStatus.REFUTED,
+                   "the block is ungated: $B(x) = W_{\\mathrm{down}}\\sigma(W_{\\mathrm{up}}x)$",
+                   "" if ok else "the block is gated")
+
+
+@hypothesis("gated")
+def _gated(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    ok = s.the_block.gated
+    return simple("gated", HypStatus.PROVED if ok else HypStatus.REFUTED,
+                   "the block is gated: $B(x) = W_{\\mathrm{down}}[g(W_{\\mathrm{gate}}x) \\odot W_{\\mathrm{up}}x]$",
+                   "" if ok else "the block is ungated")
+
+
+# ---- facts of the activation ---------------------------------------------------------------------------
+
+
+def _number(v: Any) -> sp.Expr:
+    """A parameter from a result file (an int or float in TOML) as an exact number."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise TypeError(f"expected a number, got {v!r}")
+    frac = Fraction(v)
+    return sp.Rational(frac.numerator, frac.denominator)
+
+
+def _within_constraints(e: sp.Expr, params: tuple[Any, ...]) -> sp.Expr:
+    """``e`` with each constrained parameter written as bound ± (a nonnegative or positive slack),
+    so SymPy's assumptions see the constraint (``k > 1`` becomes ``1 + t`` with ``t > 0``)."""
+    subs = {}
+    for param in params:
+        c = param.constraint
+        if c is None or not isinstance(c, sp.core.relational.Relational) or c.lhs != param.symbol:
+            continue
+        strict = isinstance(c, (sp.StrictGreaterThan, sp.StrictLessThan))
+        slack = sp.Dummy("t", positive=True) if strict else sp.Dummy("t", nonnegative=True)
+        if isinstance(c, (sp.StrictGreaterThan, sp.GreaterThan)):
+            subs[param.symbol] = c.rhs + slack
+        elif isinstance(c, (sp.StrictLessThan, sp.LessThan)):
+            subs[param.symbol] = c.rhs - slack
+    return e.xreplace(subs) if subs else e
+
+
+def _degree_ok(k: sp.Expr, p: dict[str, Any], params: tuple[Any, ...] = ()) -> bool | None:
+    k = _within_constraints(k, params)
+    checks = []
+    if "equals" in p:
+        checks.append(sp.Eq(k, _number(p["equals"])))
+    if "min_exclusive" in p:
+        checks.append(sp.Gt(k, _number(p["min_exclusive"])))
+    if "exclude" in p:
+        checks.append(sp.Ne(k, _number(p["exclude"])))
+    values = [bool(c) if c in (sp.true, sp.false) else None for c in checks]
+    if any(v is False for v in values):
+        return False
+    if all(v is True for v in values):
+        return True
+    return None
+
+
+def _degree_text(p: dict[str, Any]) -> str:
+    parts = []
+    if "equals" in p:
+        parts.append(f"k = {p['equals']}")
+    if "min_exclusive" in p:
+        parts.append(f"k > {p['min_exclusive']}")
+    if "exclude" in p:
+        parts.append(f"k \\ne {p['exclude']}")
+    return ", ".join(parts)
+
+
+def _unit_degree(s: Subject, block: Block) -> tuple[Evidence, sp.Expr | None, str]:
+    f = s.facts(block)
+    ev, k = f.homogeneity.evidence, f.homogeneity.degree
+    if block.gated and k is not None:
+        return ev, k + 1, f"the gate $g$ is positively homogeneous of degree {sp.latex(k)}, so each unit " \
+            f"$g(w^\\top x)(v^\\top x)$ is homogeneous of degree ${sp.latex(k + 1)}$"
+    what = "the gate $g$" if block.gated else "$\\sigma$"
+    return ev, k, f"{what} is positively homogeneous of degree $k = {sp.latex(k)}$" if k is not None else ""
+
+
+@hypothesis("unit_homogeneous")
+def _unit_homogeneous(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    ev, k, text = _unit_degree(s, s.the_block)
+    statement = f"each unit is positively homogeneous of degree $k$ with ${_degree_text(p)}$"
+    if k is None:
+        what = "the gate g is" if s.the_block.gated else "σ is"
+        return from_evidence("unit_homogeneous", statement, "homogeneity", ev,
+                              refuted_reason=f"{what} not positively homogeneous")
+    act = s.the_block.activation
+    ok = _degree_ok(k, p, act.gate.params if isinstance(act, GatedActivation) else act.params)
+    check = from_evidence("unit_homogeneous", statement + f" ({text})", "homogeneity", ev, {"k": k},
+                           holds=ok)
+    if ok is False:
+        return HypothesisCheck(check.name, HypStatus.REFUTED, check.statement, check.evidence, check.bindings,
+                               reason=f"the degree is k = {sp.sstr(k)}, outside "
+                                      f"{_degree_text(p).replace(chr(92) + 'ne', '≠')}")
+    if ok is None:
+        return HypothesisCheck(check.name, HypStatus.UNKNOWN, check.statement, check.evidence, check.bindings,
+                               reason="the degree could not be compared")
+    return check
+
+
+@hypothesis("gate_value_at_0_zero")
+def _gate_zero(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    if not s.the_block.gated:
+        return simple("gate_value_at_0_zero", HypStatus.REFUTED, "$g(0) = 0$", "the block is ungated")
+    f = s.facts()
+    v = f.at_zero.value
+    statement = "$g(0) = 0$" + (f" (here $g(0) = {sp.latex(v)}$)" if v is not None else "")
+    if v is None:
+        return simple("gate_value_at_0_zero", HypStatus.UNKNOWN, statement, "g(0) undecided")
+    ev = proved(Stage.STRUCTURAL, Step("value at 0", sp.Eq(label("g(0)", "g(0)"), v, evaluate=False)))
+    if v.is_zero:
+        return from_evidence("gate_value_at_0_zero", statement, "g(0)", ev, {"g0": v})
+    if v.is_nonzero:
+        return simple("gate_value_at_0_zero", HypStatus.REFUTED, statement, f"g(0) = {sp.sstr(v)} ≠ 0",
+                       evidence=(("g(0)", ev),))
+    return simple("gate_value_at_0_zero", HypStatus.UNKNOWN, statement, "g(0) undecided")
+
+
+def _differentiable(name: str, s: Subject, what: str) -> HypothesisCheck:
+    f = s.facts()
+    ev = f.at_zero.evidence
+    statement = f"${what}$ is differentiable at $0$"
+    if f.at_zero.derivative is not None:
+        statement += f" with ${what}'(0) = {sp.latex(f.at_zero.derivative)}$"
+    elif f.at_zero.left_derivative is not None and f.at_zero.right_derivative is not None:
+        statement += (f" (one-sided derivatives ${sp.latex(f.at_zero.left_derivative)}$ and "
+                      f"${sp.latex(f.at_zero.right_derivative)}$)")
+    refuted_reason = f"{'g' if what == 'g' else 'σ'} is not differentiable at 0"
+    if f.at_zero.left_derivative is not None and f.at_zero.right_derivative is not None:
+        refuted_reason += (f" (left derivative {sp.sstr(f.at_zero.left_derivative)}, right derivative "
+                           f"{sp.sstr(f.at_zero.right_derivative)})")
+    return from_evidence(name, statement, "differentiability at 0", ev, {"d0": f.at_zero.derivative},
+                          refuted_reason=refuted_reason)
+
+
+@hypothesis("gate_differentiable_at_0")
+def _gate_diff(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    if not s.the_block.gated:
+        return simple("gate_differentiable_at_0", HypStatus.REFUTED, "$g$ is differentiable at $0$",
+                       "the block is ungated")
+    return _differentiable("gate_differentiable_at_0", s, "g")
+
+
+@hypothesis("differentiable_at_0")
+def _diff(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    return _differentiable("differentiable_at_0", s, "\\sigma")
+
+
+@hypothesis("derivative_at_0_zero")
+def _deriv_zero(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    f = s.facts()
+    d = f.at_zero.derivative
+    if d is None:
+        return simple("derivative_at_0_zero", HypStatus.UNKNOWN, "$\\sigma'(0) = 0$", "σ'(0) is not available")
+    ev = f.at_zero.evidence
+    if d.is_zero:
+        return from_evidence("derivative_at_0_zero", "$\\sigma'(0) = 0$", "derivative at 0", ev)
+    if d.is_nonzero is not True:
+        return simple("derivative_at_0_zero", HypStatus.UNKNOWN, "$\\sigma'(0) = 0$",
+                       f"σ'(0) = {sp.sstr(d)} is not decided to be zero or nonzero", evidence=(("derivative at 0", ev),))
+    return simple("derivative_at_0_zero", HypStatus.REFUTED, "$\\sigma'(0) = 0$", f"σ'(0) = {sp.sstr(d)} ≠ 0",
+                   evidence=(("derivative at 0", ev),))
+
+
+@hypothesis("locally_bounded")
+def _locally_bounded(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    f = s.facts()
+    if f.growth.locally_bounded:
+        ev = proved(Stage.STRUCTURAL, Step("σ is built from continuous functions (and finitely many bounded "
+                                           "jumps), with denominators bounded away from 0 and logs of such"))
+        return from_evidence("locally_bounded", "$\\sigma$ is locally bounded", "local boundedness", ev)
+    return simple("locally_bounded", HypStatus.UNKNOWN, "$\\sigma$ is locally bounded",
+                   "local boundedness is not shown structurally")
+
+
+@hypothesis("sublinear_growth")
+def _sublinear(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    g = s.facts().growth
+    statement = "$\\sigma(z) = o(|z|)$ as $z \\to \\pm\\infty$"
+    if g.growth_class is not None:
+        statement += f" (growth: {g.plus_infinity} at $+\\infty$, {g.minus_infinity} at $-\\infty$)"
+    if g.evidence.proved and g.growth_class is not None:
+        ok = g.growth_class in ("bounded", "sublinear")
+        check = from_evidence("sublinear_growth", statement, "growth", g.evidence, holds=ok)
+        if not ok:
+            return HypothesisCheck(check.name, HypStatus.REFUTED, statement, check.evidence,
+                                   reason=f"σ grows {g.growth_class}ly" if g.growth_class != "linear"
+                                   else "σ grows linearly")
+        return check
+    return from_evidence("sublinear_growth", statement, "growth", g.evidence)
+
+
+@hypothesis("even")
+def _even(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    f = s.facts()
+    par = f.parity
+    if par.symmetry == "even" and par.symmetry_evidence.proved:
+        return from_evidence("even", "$\\sigma$ is even", "parity", par.symmetry_evidence)
+    e = f.expr
+    w = find_nonzero_point(e - e.xreplace({Z: -Z}))
+    if w is not None:
+        ev = Evidence(Status.REFUTED, Stage.NUMERIC_REFUTATION,
+                      (Step(f"σ(z) − σ(−z) ≠ 0 at z = {w[0]} (60-digit evaluation)"),))
+        return simple("even", HypStatus.REFUTED, "$\\sigma$ is even", "σ is not even", evidence=(("parity", ev),))
+    return simple("even", HypStatus.UNKNOWN, "$\\sigma$ is even", "evenness neither proved nor refuted",
+                   evidence=(("parity", par.symmetry_evidence),))
+
+
+def _nonzero_or_unknown(check: HypothesisCheck, value: Any, what: str) -> HypothesisCheck:
+    """A proved check whose constant is not *proved* nonzero (a free parameter) becomes unknown."""
+    if check.status is HypStatus.PROVED and value is not None and value.is_nonzero is not True:
+        return HypothesisCheck(check.name, HypStatus.UNKNOWN, check.statement, check.evidence, check.bindings,
+                               reason=f"{what} = {sp.sstr(value)} is not proved nonzero")
+    return check
+
+
+@hypothesis("odd_linear")
+def _odd_linear(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    par = s.facts().parity
+    c = par.odd_linear_constant
+    statement = "$\\sigma(z) - \\sigma(-z) = 2c\\,z$ with $c \\ne 0$"
+    if c is not None:
+        statement += f" (here $c = {sp.latex(c)}$)"
+        if c.is_zero:
+            return simple("odd_linear", HypStatus.REFUTED, statement, "the odd part is 0 (c = 0)",
+                           evidence=(("parity", par.evidence),))
+    check = from_evidence("odd_linear", statement, "parity", par.evidence, {"c": c})
+    if check.status is HypStatus.REFUTED:
+        return HypothesisCheck(check.name, check.status, statement, check.evidence, check.bindings,
+                               reason="the odd part of σ is not c·z")
+    return _nonzero_or_unknown(check, c, "c")
+
+
+@hypothesis("gate_flip")
+def _gate_flip(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    gate = s.facts().gate
+    if gate is None:
+        return simple("gate_flip", HypStatus.REFUTED, "$g(z) + g(-z) = 2g(0) \\ne 0$", "the block is ungated")
+    g0 = gate.value_at_0
+    statement = "$g(z) + g(-z) = 2g(0)$ with $g(0) \\ne 0$" + (f" (here $g(0) = {sp.latex(g0)}$)" if g0 is not None
+                                                              else "")
+    if g0 is not None and g0.is_zero:
+        return simple("gate_flip", HypStatus.REFUTED, statement, "g(0) = 0", evidence=(("gate", gate.evidence),))
+    check = from_evidence("gate_flip", statement, "gate symmetry", gate.evidence, {"g0": g0})
+    if check.status is HypStatus.REFUTED:
+        return HypothesisCheck(check.name, check.status, statement, check.evidence, reason="g(z) + g(−z) is not "
+                               "constant")
+    return _nonzero_or_unknown(check, g0, "g(0)")
+
+
+@hypothesis("same_function")
+def _same_function(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    label, ref = REFERENCES[p["reference"]]
+    block = s.the_block
+    statement = f"$\\sigma = \\mathrm{{{label}}}$ exactly"
+    if block.gated:
+        return simple("same_function", HypStatus.REFUTED, statement, "the block is gated")
+    ev = identical(block.activation.expr, ref, label)
+    check = from_evidence("same_function", statement, f"σ = {label}", ev)
+    if check.status is HypStatus.REFUTED:
+        return HypothesisCheck(check.name, check.status, statement, check.evidence, reason=f"σ is not {label}")
+    return check
+
+
+@hypothesis("linear_activation")
+def _linear(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    block = s.the_block
+    if block.gated:
+        return simple("linear_activation", HypStatus.REFUTED, "$\\sigma(z) = c\\,z$", "the block is gated")
+    ev, c = linear_constant(block.activation.expr)
+    statement = "$\\sigma(z) = c\\,z$ with $c \\ne 0$" + (f" (here $c = {sp.latex(c)}$)" if c is not None else "")
+    if c is not None and c.is_zero:
+        return simple("linear_activation", HypStatus.REFUTED, statement, "σ ≡ 0")
+    check = from_evidence("linear_activation", statement, "linearity", ev, {"c": c})
+    if check.status is HypStatus.REFUTED:
+        return HypothesisCheck(check.name, check.status, statement, check.evidence, reason="σ is not linear")
+    return _nonzero_or_unknown(check, c, "c")
+
+
+@hypothesis("nonpolynomial")
+def _nonpolynomial(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    poly = s.facts().polynomial
+    ev = poly.evidence
+    if ev.status is Status.REFUTED:
+        return simple("nonpolynomial", HypStatus.PROVED, "$\\sigma$ is not a polynomial", evidence=(("polynomial", ev),))
+    if ev.status is Status.PROVED:
+        return simple("nonpolynomial", HypStatus.REFUTED, "$\\sigma$ is not a polynomial", "σ is a polynomial",
+                       evidence=(("polynomial", ev),))
+    return simple("nonpolynomial", HypStatus.UNKNOWN, "$\\sigma$ is not a polynomial", ev.reason)

@@ -1,0 +1,57 @@
+"""Hypotheses about the skip ``x ↦ Mx``: zero, nonzero, invertible, products along a stack, rank."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .checks import Subject, registrar, simple
+from .derivation import HypothesisCheck, HypStatus
+from .skips import skip_invertible, skip_is_zero, skip_latex, stack_skip_product_nonzero
+
+__all__ = ["CHECKERS"]
+
+CHECKERS, hypothesis = registrar()
+
+
+# ---- skips -------------------------------------------------------------------------------------
+
+
+@hypothesis("skip_none")
+def _skip_none(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    zero = all(skip_is_zero(b.skip) for b in s.blocks())
+    return simple("skip_none", HypStatus.PROVED if zero else HypStatus.REFUTED, "$M = 0$ (no skip connection)",
+                   "" if zero else "the skip is nonzero")
+
+
+@hypothesis("skip_nonzero")
+def _skip_nonzero(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    z = skip_is_zero(s.the_block.skip)
+    m = skip_latex(s.the_block.skip)
+    if z is False:
+        return simple("skip_nonzero", HypStatus.PROVED, f"$M = {m} \\ne 0$", bindings={"M": m})
+    if z is True:
+        return simple("skip_nonzero", HypStatus.REFUTED, "$M \\ne 0$", "the skip is zero")
+    return simple("skip_nonzero", HypStatus.UNKNOWN, "$M \\ne 0$", "could not decide whether the skip is zero")
+
+
+@hypothesis("skip_invertible")
+def _skip_invertible(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    skip = s.the_block.skip
+    inv = skip_invertible(skip)
+    m = skip_latex(skip)
+    how = {"identity": "the identity", "scaled": "a nonzero multiple of the identity",
+           "matrix": "nonzero determinant, computed exactly",
+           "hyper": "$A \\otimes I_d$ with $\\det A \\ne 0$, computed exactly"}.get(skip.kind, "")
+    if inv is True:
+        return simple("skip_invertible", HypStatus.PROVED, f"$M = {m}$ is invertible ({how})", bindings={"M": m})
+    if inv is False:
+        return simple("skip_invertible", HypStatus.REFUTED, f"$M = {m}$ is invertible", "the skip is singular")
+    return simple("skip_invertible", HypStatus.UNKNOWN, f"$M = {m}$ is invertible", "invertibility undecided")
+
+
+@hypothesis("skip_product_nonzero")
+def _skip_product(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    assert s.stack is not None
+    value, reason = stack_skip_product_nonzero(s.stack)
+    status = {True: HypStatus.PROVED, False: HypStatus.REFUTED, None: HypStatus.UNKNOWN}[value]
+    return simple("skip_product_nonzero", status, f"$M_L \\cdots M_1 \\ne 0$ ({reason})", "" if value else reason)
