@@ -47,6 +47,9 @@ class InputError(SpecError):
 class OutputError(SymabsorbError):
     """An output file that may not or cannot be written."""
 
+    def __str__(self) -> str:
+        return f"error: {self.args[0] if self.args else 'cannot write the output'}"
+
 
 def _describe_kind(mode: int) -> str:
     if stat.S_ISDIR(mode):
@@ -163,10 +166,11 @@ def check_output(path: Path, protect: Sequence[Path] = ()) -> os.stat_result | N
         if not stat.S_ISREG(existing.st_mode):
             raise OutputError(f"refusing to write `{path}`: it is {_describe_kind(existing.st_mode)}, not a regular "
                               "file; choose another -o FILE")
-        for p in protect:
+        for i, p in enumerate(protect):
             try:
                 if _same_file(existing, os.stat(p)):
-                    raise OutputError(f"refusing to overwrite the input `{p}` with the output; choose another -o FILE")
+                    what = "the spec" if i == 0 else "the input"
+                    raise OutputError(f"refusing to overwrite {what} `{p}` with the output; choose another -o FILE")
             except OSError:
                 continue
     directory = path.absolute().parent

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from functools import singledispatchmethod
-from html import escape
 
 import sympy as sp
 
@@ -14,6 +13,8 @@ from ..model.activation import GatedActivation
 from ..theory.derivation import Derivation, DerivationStep, NodeState
 from ..theory.library import Library
 from .common import VERDICT_TEXT, facts_rows, text_pieces
+from .escape import html_math
+from .escape import html_text as escape  # the one HTML escaper (symabsorb.report.escape)
 from .model import QueryAnswer, Report
 from .plots import activation_svg
 from .svggraph import graph_svg, legend_svg
@@ -48,11 +49,7 @@ class HtmlRenderer:
 
     # -- text with math and citations
     def math(self, latex: str) -> str:
-        try:
-            from latex2mathml.converter import convert
-        except ImportError:
-            return f'<code class="tex">{escape(latex)}</code>'
-        return str(convert(latex))
+        return html_math(latex)
 
     def expr(self, e: sp.Basic) -> str:
         return f'<math xmlns="http://www.w3.org/1998/Math/MathML">{sp.mathml(e, printer="presentation")}</math>'

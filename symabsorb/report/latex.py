@@ -14,6 +14,7 @@ from ..analysis.facts import Evidence, Step
 from ..theory.derivation import Derivation, DerivationStep, NodeState
 from ..theory.library import Library
 from .common import VERDICT_TEXT, facts_rows, text_pieces
+from .escape import latex_math, latex_text
 from .model import QueryAnswer, Report
 
 __all__ = ["PREAMBLE", "LatexRenderer", "render_latex"]
@@ -33,30 +34,8 @@ PREAMBLE = r"""\usepackage{amsmath,amssymb,amsthm}
 \newtheorem{problem}[theorem]{Open problem}
 """
 
-_UNICODE = {
-    "σ": r"$\sigma$", "≥": r"$\ge$", "≤": r"$\le$", "≠": r"$\ne$", "⊗": r"$\otimes$", "⊙": r"$\odot$",
-    "∞": r"$\infty$", "−": "-", "—": "---", "–": "--", "…": r"\dots{}", "·": r"$\cdot$", "→": r"$\to$",
-    "±": r"$\pm$", "⋯": r"$\cdots$", "ᵀ": r"$^\top$", "≡": r"$\equiv$", "∈": r"$\in$", "‖": r"$\|$",
-    "²": r"$^2$", "×": r"$\times$", "’": "'", "“": "``", "”": "''", "é": r"\'e", "ä": r'\"a', "ö": r'\"o',
-    "ü": r'\"u', "π": r"$\pi$", "Φ": r"$\Phi$", "≈": r"$\approx$",
-}
-_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "#": r"\#", "$": r"\$", "%": r"\%", "&": r"\&",
-            "_": r"\_", "^": r"\^{}", "~": r"\~{}", "<": r"$<$", ">": r"$>$", "|": r"$|$"}
-
-
-def escape_text(text: str) -> str:
-    """Plain text for LaTeX: special characters escaped, Unicode turned into macros."""
-    out = []
-    for ch in text:
-        if ch in _SPECIAL:
-            out.append(_SPECIAL[ch])
-        elif ch in _UNICODE:
-            out.append(_UNICODE[ch])
-        elif ord(ch) < 128:
-            out.append(ch)
-        else:
-            out.append("?")
-    return "".join(out)
+# The one LaTeX escaper (symabsorb.report.escape): every user-derived string goes through it.
+escape_text = latex_text
 
 
 def _label(rid: str) -> str:
@@ -77,7 +56,7 @@ class LatexRenderer:
             if kind == "cite":
                 out.append(self.cite(value))
             elif kind == "math":
-                out.append(f"${value}$")
+                out.append(latex_math(value))
             elif kind == "code":
                 out.append(f"\\texttt{{{escape_text(value)}}}")
             else:
@@ -97,7 +76,7 @@ class LatexRenderer:
         for rid in node.cited():
             r = self.library.results[rid]
             env = ENVIRONMENTS[r.kind]
-            lines += [f"\\begin{{{env}}}[{escape_text(r.label)}: {escape_text(r.title)}; \\emph{{{r.source}}}]"
+            lines += [f"\\begin{{{env}}}[{escape_text(r.label)}: {escape_text(r.title)}; \\emph{{{escape_text(r.source)}}}]"
                       f"\\label{{{_label(rid)}}}", self.text(r.statement),
                       f"\\par\\noindent{{\\small Source: {escape_text(r.citation)}.}}", f"\\end{{{env}}}"]
         for i, a in enumerate(node.answers, start=1):
@@ -116,10 +95,10 @@ class LatexRenderer:
     def _(self, d: Derivation) -> list[str]:
         head = f"\\textbf{{Verdict: {VERDICT_TEXT[d.verdict]}}} (scope: {escape_text(d.scope)})"
         if d.decided_by:
-            head += f", decided by {self.cite(d.decided_by)}, \\emph{{{d.source}}}"
+            head += f", decided by {self.cite(d.decided_by)}, \\emph{{{escape_text(d.source or '')}}}"
         lines = [head + ".", ""]
         if d.condition:
-            lines += [f"\\textbf{{Condition:}} ${d.condition}$ for some index set $S$ (sufficient: {d.sufficient}; "
+            lines += [f"\\textbf{{Condition:}} {latex_math(d.condition)} for some index set $S$ (sufficient: {d.sufficient}; "
                       f"necessary: {d.necessary}).", ""]
         if d.assumptions:
             lines += ["\\textbf{Assumptions:} " + "; ".join(escape_text(a) for a in d.assumptions) + ".", ""]

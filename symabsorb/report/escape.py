@@ -1,0 +1,215 @@
+"""Escaping: one function per output format for every string that comes from the user.
+
+Names, file names, tensor keys, reasons and step texts can carry anything a spec, a weights file
+or a ``--theorems`` directory puts in them. Every renderer passes them through these functions:
+
+* LaTeX: :func:`latex_text` (every special character, ``^`` included, so TeX's ``^^5c`` cannot make
+  a backslash), :func:`latex_math` (math is kept only when every control sequence is on a list of
+  harmless math macros, braces balance and no ``^^`` occurs; otherwise it is shown as text);
+* HTML: :func:`html_text` (``& < > " '``);
+* Markdown with HTML disabled: :func:`markdown_text`, :func:`markdown_code`, :func:`markdown_math`,
+  :func:`markdown_fence` (no raw HTML can pass: ``<`` never reaches the output outside a code span);
+* terminals: :func:`terminal_text` (control characters, hence ANSI escape sequences, removed).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+__all__ = [
+    "SAFE_MATH_MACROS",
+    "html_math",
+    "html_text",
+    "is_safe_math",
+    "latex_math",
+    "latex_text",
+    "markdown_code",
+    "markdown_fence",
+    "markdown_math",
+    "markdown_text",
+    "terminal_text",
+]
+
+# ---- LaTeX -----------------------------------------------------------------------------------------
+
+_UNICODE = {
+    "σ": r"$\sigma$", "≥": r"$\ge$", "≤": r"$\le$", "≠": r"$\ne$", "⊗": r"$\otimes$", "⊙": r"$\odot$",
+    "∞": r"$\infty$", "−": "-", "—": "---", "–": "--", "…": r"\dots{}", "·": r"$\cdot$", "→": r"$\to$",
+    "±": r"$\pm$", "⋯": r"$\cdots$", "ᵀ": r"$^\top$", "≡": r"$\equiv$", "∈": r"$\in$", "‖": r"$\|$",
+    "²": r"$^2$", "×": r"$\times$", "’": "'", "“": "``", "”": "''", "é": r"\'e", "ä": r'\"a', "ö": r'\"o',
+    "ü": r'\"u', "π": r"$\pi$", "Φ": r"$\Phi$", "≈": r"$\approx$",
+}
+_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "#": r"\#", "$": r"\$", "%": r"\%", "&": r"\&",
+            "_": r"\_", "^": r"\^{}", "~": r"\~{}", "<": r"$<$", ">": r"$>$", "|": r"$|$", "\n": " ",
+            "\r": " ", "\t": " "}
+
+
+def latex_text(text: str) -> str:
+    """Plain text for LaTeX: special characters escaped, Unicode turned into macros, anything else
+    outside printable ASCII replaced by ``?`` (no control character reaches TeX)."""
+    out = []
+    for ch in text:
+        if ch in _SPECIAL:
+            out.append(_SPECIAL[ch])
+        elif ch in _UNICODE:
+            out.append(_UNICODE[ch])
+        elif 32 <= ord(ch) < 127:
+            out.append(ch)
+        else:
+            out.append("?")
+    return "".join(out)
+
+
+#: Control words math may use: what SymPy's LaTeX printer and symabsorb's own steps write. Anything
+#: else (``\input``, ``\write``, ``\catcode``, ``\def``, ``\csname``, ``\openin``...) makes the piece text.
+SAFE_MATH_MACROS = frozenset("""
+alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi pi varpi rho
+varrho sigma varsigma tau upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi
+Omega infty partial nabla ell hbar imath jmath
+frac dfrac tfrac sqrt left right middle big Big bigg Bigg bigl bigr Bigl Bigr cdot cdots ldots dots vdots ddots
+times div pm mp circ bullet otimes oplus odot ast star
+le leq ge geq ne neq lt gt approx equiv sim simeq cong propto to mapsto rightarrow leftarrow Rightarrow
+Leftarrow leftrightarrow Leftrightarrow iff implies in notin ni subset subseteq supset supseteq cup cap
+setminus emptyset varnothing forall exists neg lnot land lor wedge vee mid nmid parallel perp top bot
+langle rangle lfloor rfloor lceil rceil lvert rvert lVert rVert vert Vert
+sum prod int oint lim limsup liminf sup inf max min arg det dim ker deg gcd exp log ln sin cos tan cot sec csc
+sinh cosh tanh coth sech csch arcsin arccos arctan operatorname mathrm mathbf mathit mathsf mathtt mathcal
+mathbb mathfrak boldsymbol text textrm textit textbf textnormal mbox hat bar tilde vec dot ddot overline
+underline widehat widetilde overbrace underbrace prime begin end quad qquad displaystyle textstyle
+scriptstyle limits nolimits substack atop binom choose pmod bmod
+""".split())
+_SAFE_ENVIRONMENTS = frozenset({"cases", "matrix", "pmatrix", "bmatrix", "vmatrix", "Bmatrix", "smallmatrix",
+                                "array", "aligned"})
+_CONTROL = re.compile(r"\\([A-Za-z]+|.)", re.S)
+_ENVIRONMENT = re.compile(r"\\(?:begin|end)\s*\{([^{}]*)\}")
+
+
+def is_safe_math(latex: str) -> bool:
+    """Whether ``latex`` is math that can do nothing but typeset: every control word on
+    :data:`SAFE_MATH_MACROS`, environments among matrices and cases, braces balanced, no ``^^``
+    (TeX's character-code notation), no ``$``, ``%``, ``#`` or control characters."""
+    if "^^" in latex or any(c in latex for c in "$%#") or any(ord(c) < 32 and c not in "\n\t" for c in latex):
+        return False
+    depth = 0
+    for ch in latex.replace("\\{", "").replace("\\}", ""):
+        depth += (ch == "{") - (ch == "}")
+        if depth < 0:
+            return False
+    if depth:
+        return False
+    for m in _CONTROL.finditer(latex):
+        word = m.group(1)
+        if word.isalpha():
+            if word not in SAFE_MATH_MACROS:
+                return False
+        elif word not in ",;:! {}|\\&_^-":
+            return False
+    environments = _ENVIRONMENT.findall(latex)
+    if latex.count("\\begin") + latex.count("\\end") != len(environments):
+        return False  # a \begin or \end whose argument is not a plain {name}
+    return all(env.strip() in _SAFE_ENVIRONMENTS for env in environments)
+
+
+def latex_math(latex: str) -> str:
+    """``$latex$`` when it is safe math (:func:`is_safe_math`), else the source shown as typewriter text."""
+    if is_safe_math(latex):
+        return f"${latex}$"
+    return f"\\texttt{{{latex_text(latex)}}}"
+
+
+# ---- HTML -----------------------------------------------------------------------------------------
+
+
+def html_text(text: str) -> str:
+    """Text and attribute values for HTML: ``& < > " '`` escaped, control characters dropped."""
+    return html.escape(_printable(text), quote=True)
+
+
+_MATHML_TAGS = frozenset("""math semantics annotation mrow mi mo mn ms mtext mspace msup msub msubsup mfrac msqrt
+mroot mtable mtr mtd mstyle mover munder munderover menclose mpadded mphantom mfenced merror""".split())
+_MATHML_TOKEN = re.compile(r'<(/?)([A-Za-z]+)((?:\s+[A-Za-z:-]+="[^"<>&]*")*)\s*(/?)>'
+                           r"|&(?:#x[0-9A-Fa-f]+|#[0-9]+|[A-Za-z]+);|[^<>&]+")
+
+
+def _is_clean_mathml(markup: str) -> bool:
+    """Whether ``markup`` is only MathML elements, quoted attributes and entity-escaped text."""
+    pos = 0
+    for m in _MATHML_TOKEN.finditer(markup):
+        if m.start() != pos:
+            return False
+        if m.group(2) is not None and m.group(2).lower() not in _MATHML_TAGS:
+            return False
+        pos = m.end()
+    return pos == len(markup)
+
+
+def html_math(latex: str) -> str:
+    """Math for HTML: MathML from ``latex2mathml`` when ``latex`` is safe math and the result is
+    clean MathML (the converter passes ``\\text{<img ...>}`` through raw), else escaped source."""
+    if is_safe_math(latex):
+        try:
+            from latex2mathml.converter import convert
+        except ImportError:
+            convert = None
+        if convert is not None:
+            try:
+                markup = str(convert(latex))
+            except Exception:  # the converter's own errors on unusual input: show the source instead
+                markup = ""
+            if markup and _is_clean_mathml(markup):
+                return markup
+    return f'<code class="tex">{html_text(latex)}</code>'
+
+
+# ---- Markdown (HTML disabled) ---------------------------------------------------------------------
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>&|$#])")
+_MD_ENTITIES = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
+
+
+def markdown_text(text: str) -> str:
+    """Running text for Markdown: no HTML (``<``, ``&`` as entities), no emphasis, link, code, math
+    or table syntax from the user (backslash-escaped), one line."""
+    one_line = _printable(text).replace("\n", " ").replace("\r", " ")
+    return _MD_SPECIAL.sub(lambda m: _MD_ENTITIES.get(m.group(1), "\\" + m.group(1)), one_line)
+
+
+def markdown_code(text: str) -> str:
+    """An inline code span holding ``text`` verbatim (a backtick fence longer than any run inside),
+    where Markdown interprets neither HTML nor emphasis."""
+    one_line = _printable(text).replace("\n", " ").replace("\r", " ").replace("|", "¦")
+    longest = max((len(run) for run in re.findall(r"`+", one_line)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if one_line.startswith("`") or one_line.endswith("`") or not one_line.strip() else ""
+    return f"{fence}{pad}{one_line}{pad}{fence}"
+
+
+def markdown_math(latex: str) -> str:
+    """``$latex$`` for safe math (``<`` and ``>`` written ``\\lt`` and ``\\gt``), else a code span."""
+    if is_safe_math(latex) and "`" not in latex and "\n" not in latex:
+        return "$" + latex.replace("<", "\\lt ").replace(">", "\\gt ") + "$"
+    return markdown_code(latex)
+
+
+def markdown_fence(text: str, info: str = "") -> list[str]:
+    """A fenced code block holding ``text`` verbatim: the fence is longer than any backtick run in it."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence + info, _printable(text, keep_newlines=True).rstrip("\n"), fence]
+
+
+# ---- terminals ------------------------------------------------------------------------------------
+
+
+def terminal_text(text: str) -> str:
+    """Text for a terminal: control characters (ESC and so ANSI sequences, BEL, backspace) removed."""
+    return _printable(text, keep_newlines=True)
+
+
+_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def _printable(text: str, keep_newlines: bool = False) -> str:
+    out = _CONTROL_CHARS.sub("", text)
+    return out if keep_newlines else out.replace("\t", " ")
