@@ -13,7 +13,7 @@ from .model import QueryAnswer, Report
 
 __all__ = ["SCHEMA_VERSION", "render_json", "report_to_dict", "schema"]
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"  # 1.1: scope "nondegenerate weights", degenerate_case
 
 
 def answer_to_dict(a: QueryAnswer) -> dict[str, Any]:
