@@ -272,17 +272,24 @@ def cmd_catalog(args: argparse.Namespace) -> int:
         act = _activation(name, False)
         d = classify(act, library, args.budget)
         r = library.results.get(d.decided_by) if d.decided_by else None
-        rows.append({"activation": name, "gated": entry.gated, "verdict": d.verdict.value,
+        rows.append({"activation": name, "gated": entry.gated, "verdict": d.verdict.value, "scope": str(d.scope),
+                     "sufficient": d.sufficient, "necessary": d.necessary,
                      "decided_by": d.decided_by, "label": r.label if r else None,
                      "source": r.source if r else None, "condition": d.condition_plain, "used_in": entry.used_in})
     if args.json:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return 0
-    header = f"{'activation':13s} {'verdict':12s} {'decided by':16s} {'source':8s} condition"
+    header = f"{'activation':13s} {'verdict':40s} {'decided by':16s} {'source':8s} condition"
     print(header)
     print("-" * len(header))
     for row in rows:
-        print(f"{row['activation']:13s} {row['verdict']:12s} {row['label'] or '—':16s} {row['source'] or '—':8s} "
+        verdict = str(row["verdict"])
+        if row["verdict"] == "conditional":
+            verdict += " (iff" if row["necessary"] == "proved" else " (if"
+            verdict += ", nondegenerate weights)" if row["scope"] == "nondegenerate weights" else ")"
+        elif row["scope"] == "nondegenerate weights":
+            verdict += " (nondegenerate weights)"
+        print(f"{row['activation']:13s} {verdict:40s} {row['label'] or '—':16s} {row['source'] or '—':8s} "
               f"{row['condition'] or ''}")
     return 0
 
@@ -465,7 +472,190 @@ def build_parser() -> argparse.ArgumentParser:
     from_absorb.add_argument("--theorems", action="append", metavar="DIR")
     _budget(from_absorb)
     from_absorb.set_defaults(func=cmd_absorb)
+
+    ex = sub.add_parser("explore", help="map the spaces of a spec: classify every expression, conjectures with "
+                        "evidence, the atlas (Dask)", epilog=EPILOG)
+    ex.add_argument("spec", help="a .absorb file with `space` declarations")
+    ex.add_argument("--space", action="append", metavar="NAME", help="explore only this space (repeatable)")
+    ex.add_argument("-o", "--output", metavar="FILE", help="also write the atlas to FILE (.md, .html or .json)")
+    ex.add_argument("--format", choices=("md", "html", "json"), help="the format of -o FILE (default: its extension)")
+    ex.add_argument("--case-budget", type=_budget_seconds, default=60.0, metavar="SECONDS",
+                    help="CPU seconds per classification case (default: 60)")
+    ex.add_argument("--evidence-budget", type=_budget_seconds, default=120.0, metavar="SECONDS",
+                    help="CPU seconds per evidence search, all sizes of one open case (default: 120)")
+    ex.add_argument("--sizes", type=_sizes, default=((2, 2), (2, 3), (2, 4), (3, 3), (3, 4), (3, 5), (3, 6)),
+                    metavar="DxM,...", help="sizes searched for absorbing weights (default: d = 2..3, m = d..2d)")
+    ex.add_argument("--starts", type=int, default=6, help="optimisation starts per size (default: 6)")
+    ex.add_argument("--no-evidence", action="store_true", help="skip the search for absorbing weights")
+    ex.add_argument("--no-stacks", action="store_true", help="skip the depth-2 ReLU/GELU evidence")
+    _cluster_options(ex)
+    ex.set_defaults(func=cmd_explore)
+
+    sc = sub.add_parser("scan", help="decide every MLP layer of every weight file under a directory (Dask)",
+                        epilog=EPILOG)
+    sc.add_argument("dir", metavar="DIR", help="a directory of .safetensors / .npz / .pt files")
+    sc.add_argument("--activation", metavar="NAME", help="the activation of every layer (default: from the tensor "
+                    "names: swiglu with a gate, else gelu or the family's usual one)")
+    sc.add_argument("--case-budget", type=_budget_seconds, default=300.0, metavar="SECONDS",
+                    help="CPU seconds per layer (default: 300)")
+    sc.add_argument("--json", metavar="FILE", help="also write the table as JSON")
+    _cluster_options(sc)
+    sc.set_defaults(func=cmd_scan)
     return p
+
+
+# ---- explore and scan (symabsorb.explore; Dask imported only when used) --------------------------------
+
+
+def _executor(args: argparse.Namespace) -> Any:
+    from .explore.executors import DaskExecutor, InProcessExecutor, dask_available
+
+    if args.in_process:
+        if args.scheduler:
+            raise UsageError("--in-process and --scheduler exclude each other")
+        return InProcessExecutor()
+    if not dask_available():
+        if args.scheduler:
+            raise UsageError("--scheduler needs dask.distributed: pip install 'symabsorb[explore]'")
+        print("note: dask.distributed is not installed; running in this process (pip install 'symabsorb[explore]')",
+              file=sys.stderr)
+        return InProcessExecutor()
+    if args.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    return DaskExecutor(args.scheduler, args.workers)
+
+
+def _phase_progress() -> Callable[[str, int, int], None]:
+    bars: dict[str, Any] = {}
+    live = sys.stderr.isatty()
+    progress: Any = None
+    if live:
+        try:
+            from rich.progress import Progress
+
+            progress = Progress(transient=False)
+            progress.start()
+        except ImportError:
+            progress = None
+
+    def update(phase: str, done: int, total: int) -> None:
+        if progress is not None:
+            if phase not in bars:
+                bars[phase] = progress.add_task(phase, total=max(total, 1))
+            progress.update(bars[phase], completed=done, total=max(total, 1))
+            if all(t.finished for t in progress.tasks) and phase in ("depth-2 stacks", "scan"):
+                progress.stop()
+        elif done == total or (total >= 20 and done % max(1, total // 10) == 0):
+            print(f"{phase}: {done}/{total}", file=sys.stderr, flush=True)
+
+    return update
+
+
+def _sizes(text: str) -> tuple[tuple[int, int], ...]:
+    out = []
+    for part in text.split(","):
+        d, sep, m = part.strip().partition("x")
+        if not sep or not d.isdigit() or not m.isdigit() or not (1 <= int(d) <= 8 and int(d) <= int(m) <= 32):
+            raise argparse.ArgumentTypeError(f"--sizes: `{part}` is not DxM with 1 <= d <= 8, d <= m <= 32")
+        out.append((int(d), int(m)))
+    return tuple(out)
+
+
+def cmd_explore(args: argparse.Namespace) -> int:
+    import time
+
+    from .explore.atlas import build_atlas
+    from .explore.run import ExploreSettings, explore
+    from .report.atlas import family_svg, render_atlas
+
+    spec, _ = _read_spec(args.spec)
+    if not spec.spaces:
+        raise UsageError(f"`{args.spec}` declares no `space`; add e.g. `space s = {{ primitives: [tanh, exp], size: 4 }}`")
+    names = {s.name for s in spec.spaces}
+    for name in args.space or ():
+        if name not in names:
+            raise UsageError(f"no space `{name}` in {args.spec}; it declares " + ", ".join(sorted(names)))
+    outdir = Path(args.results or (Path(args.spec).stem + "-explore"))
+    fmt = _format_for(args) if args.output else "md"
+    if fmt not in ("md", "html", "json"):
+        raise UsageError("the atlas is written as md, html or json")
+    settings = ExploreSettings(args.case_budget, args.evidence_budget, args.sizes, args.starts, not args.no_evidence,
+                               not args.no_stacks)
+    start = time.perf_counter()
+    executor = _executor(args)
+    try:
+        result = explore(spec, outdir, executor, settings, args.space, _phase_progress())
+    finally:
+        executor.close()
+    wall = time.perf_counter() - start
+    run = {"executor": result.executor, "results": str(outdir / "cases.jsonl"),
+           "case budget (CPU s)": args.case_budget, "evidence budget (CPU s)": args.evidence_budget,
+           "evidence sizes (d, m)": " ".join(f"{d}x{m}" for d, m in args.sizes), "starts": args.starts}
+    for ph in result.phases:
+        run[f"phase {ph.phase}"] = f"{ph.total} cases, {ph.resumed} resumed, {ph.ran} run, {ph.wall_s} s"
+    atlas = build_atlas(f"Atlas: {Path(args.spec).name}", result.spaces, result.store.records, result.enumerations,
+                        run)
+    result.store.close()
+    for kind in ("md", "html", "json"):
+        _write_atomic(outdir / f"atlas.{kind}", render_atlas(atlas, kind))
+    for s in atlas.spaces:
+        if s.family is not None:
+            for gated in (False, True):
+                name = f"atlas-{s.name}-{'gated' if gated else 'ungated'}.svg"
+                _write_atomic(outdir / name, family_svg(s.family, gated, f"{s.name}: {'gated g' if gated else 'σ'}"))
+    if args.output:
+        _write_atomic(Path(args.output), render_atlas(atlas, fmt), protect=[Path(args.spec)])
+    for s in atlas.spaces:
+        decided = sum(r.count for r in s.counts if r.verdict != "open")
+        print(f"{s.name}: {s.cases} cases, {decided} decided, {len(s.open_cases)} open"
+              + (f", {s.enumeration['generated']} candidates, {s.enumeration['survivors']} distinct"
+                 if s.enumeration else "")
+              + (f", {len(s.family.conflicts)} contradictions with the symbolic split" if s.family else ""))
+    print(f"atlas written to {outdir}/atlas.md, atlas.html, atlas.json ({wall:.1f} s wall)")
+    return EXIT_OK
+
+
+def cmd_scan(args: argparse.Namespace) -> int:
+    from .explore.scan import scan
+    from .explore.store import ResultStore
+
+    directory = Path(args.dir)
+    if not directory.is_dir():
+        raise UsageError(f"`{args.dir}` is not a directory")
+    store = ResultStore(Path(args.results or (directory.name + "-scan")))
+    executor = _executor(args)
+    try:
+        records, skipped = scan(directory, store, executor, args.activation, args.case_budget, _phase_progress())
+    finally:
+        executor.close()
+        store.close()
+    header = f"{'file:layer':48s} {'act':8s} {'d':>5s} {'m':>6s} {'verdict':15s} {'decided by':14s} distance"
+    lines = [header, "-" * len(header)]
+    for r in records:
+        dist = r.get("relative_distance")
+        lines.append(f"{r['label'][:48]:48s} {r['activation'][:8]:8s} {r.get('d', '?')!s:>5s} {r.get('m', '?')!s:>6s} "
+                     f"{r['verdict']:15s} {str(r.get('decided_by') or r.get('error', '—'))[:14]:14s} "
+                     + ("—" if dist is None else f"{dist:.3g}"))
+    for path, why in skipped:
+        lines.append(f"skipped {path}: {why}")
+    print("\n".join(lines))
+    if args.json:
+        import json
+
+        _write_atomic(Path(args.json), json.dumps({"layers": records, "skipped": skipped}, indent=1,
+                                                  ensure_ascii=False, sort_keys=True) + "\n")
+    return EXIT_OK
+
+
+def _cluster_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--scheduler", metavar="ADDRESS", help="a running Dask scheduler (tcp://host:8786); default: "
+                        "a local cluster")
+    parser.add_argument("--workers", type=int, default=2, help="worker processes of the local cluster (default: 2)")
+    parser.add_argument("--in-process", action="store_true", help="run every case in this process (no Dask)")
+    parser.add_argument("--results", metavar="DIR", help="results directory (one JSON line per case; a second run "
+                        "resumes from it)")
+    _budget(parser)
+    parser.set_defaults(budget=1e7)  # the command's own CPU (cases have --case-budget; workers are other processes)
 
 
 def _witness_needs(output: str) -> None:
@@ -551,3 +741,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return 0
+    except Exception as err:  # a bug, shown in one line rather than a traceback (SYMABSORB_DEBUG=1 re-raises)
+        import os
+
+        if os.environ.get("SYMABSORB_DEBUG"):
+            raise
+        print(f"internal error: {type(err).__name__}: {str(err)[:200]}\n  this is a bug in symabsorb, not in the "
+              "input; rerun with SYMABSORB_DEBUG=1 for the traceback and report it", file=sys.stderr)
+        return 3

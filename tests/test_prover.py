@@ -80,10 +80,14 @@ def test_tanhshrink_by_jacobian() -> None:
     ("max(z, 0.01*z)", "W_down[:,S] W_up[S,:] = -100/101*I_d", "101/200"),
 ])
 def test_odd_linear_conditional(expr: str, condition: str, constant: str) -> None:
+    """Theorem R makes the flip condition an iff for nondegenerate weights, with an exact Sym step."""
     d = classified(expr)
-    assert d["verdict"] == "conditional" and d["decided_by"] == "L-odd-linear"
+    assert d["verdict"] == "conditional" and d["decided_by"] == "R-linear-odd"
     assert d["condition"] == condition and d["condition_constant"] == constant
-    assert (d["sufficient"], d["necessary"]) == ("proved", "conjectured")
+    assert (d["sufficient"], d["necessary"]) == ("proved", "proved")
+    assert d["scope"] == "nondegenerate weights" and "open" in d["degenerate_case"]
+    sym = [ev for s in d["steps"] for ev in s["evidence"] if ev["fact"] == "Sym(σ)"]
+    assert sym and all(ev["status"] == "proved" and ev["decided_by"] != "numeric-refutation" for ev in sym)
 
 
 @pytest.mark.parametrize("expr, result", [("relu", "thm8"), ("gelu", "thm10"), ("max(0, z)", "thm8"),
@@ -101,7 +105,14 @@ def test_identity_is_absorbable() -> None:
     assert "m ≥ d" in d["assumptions"]
 
 
-@pytest.mark.parametrize("expr", ["mish", "elu", "selu"])
+@pytest.mark.parametrize("expr", ["mish", "elu", "selu", "celu"])
+def test_no_flip_is_impossible_for_nondegenerate_weights(expr: str) -> None:
+    d = classified(expr)
+    assert (d["verdict"], d["decided_by"], d["scope"]) == ("impossible", "R-no-flip", "nondegenerate weights")
+    assert d["degenerate_case"] and "thm-R" in d["cited"] and "lemma-R" in d["cited"]
+
+
+@pytest.mark.parametrize("expr", ["abs(z) + z^3"])
 def test_open_with_reasons(expr: str) -> None:
     d = classified(expr)
     assert d["verdict"] == "open" and d["decided_by"] is None
@@ -134,8 +145,9 @@ def test_singular_nonzero_skip_is_not_thm8() -> None:
     block = next(b for b in spec.blocks if b.name == "relu_skew")
     singular = replace(block, skip=Skip("matrix", matrix=ImmutableMatrix([[1, 1], [1, 1]])))
     d = prove(singular)
-    assert d.verdict is Verdict.CONDITIONAL and d.decided_by == "L-odd-linear"
-    assert d.necessary == "conjectured"
+    assert d.verdict is Verdict.CONDITIONAL and d.decided_by == "R-linear-odd"
+    assert d.necessary == "proved" and d.scope == "nondegenerate weights"
+    assert not any("lemma4" in s.cites for s in d.steps)  # no invertibility needed
 
 
 def test_no_skip_is_trivially_absorbable() -> None:
@@ -169,7 +181,7 @@ def test_catalog_command() -> None:
     by_name = {r["activation"]: r for r in rows}
     assert by_name["relu2"]["verdict"] == "impossible" and by_name["relu2"]["source"] == "paper"
     assert by_name["tanh"]["verdict"] == "impossible" and by_name["tanh"]["source"] == "library"
-    assert by_name["mish"]["verdict"] == "open"
+    assert by_name["mish"]["verdict"] == "impossible" and by_name["mish"]["scope"] == "nondegenerate weights"
 
 
 def test_parametric_activations() -> None:

@@ -20,6 +20,7 @@ __all__ = [
     "HypStatus",
     "HypothesisCheck",
     "NodeState",
+    "Scope",
     "Verdict",
     "Witness",
 ]
@@ -31,6 +32,15 @@ class Verdict(StrEnum):
     ABSORBABLE = "absorbable"
     NOT_ABSORBABLE = "not-absorbable"
     OPEN = "open"
+
+
+class Scope(StrEnum):
+    """For which weights a verdict holds."""
+
+    ALL = "all weights"
+    NONDEGENERATE = "nondegenerate weights"  # rows of W_up nonzero, pairwise non-collinear; columns of W_down nonzero
+    GENERIC = "generic weights"
+    THESE = "these weights"
 
 
 class HypStatus(StrEnum):
@@ -124,6 +134,10 @@ class Derivation:
     cited: tuple[str, ...] = ()
     witness: Witness | None = None
     notes: tuple[str, ...] = field(default=())
+    #: For concrete (file) weights: the exactly checkable certificate of the index-set decision
+    #: (a ``symabsorb.weights.certify.Certificate``), re-checked by ``symabsorb verify``.
+    certificate: Any = field(default=None, compare=False)
+    degenerate: str | None = None  # scope "nondegenerate weights": what is known for degenerate weights
 
     def node_states(self) -> dict[str, NodeState]:
         states = {c.id: c.state for c in self.candidates}

@@ -10,7 +10,7 @@ import sympy as sp
 
 from ..analysis.engine import identical, linear_constant
 from ..analysis.facts import Evidence, Stage, Status, Step, label, proved
-from ..analysis.identity import find_nonzero_point
+from ..analysis.identity import find_nonzero_point, is_free_of_z, simplified
 from ..model.activation import GatedActivation
 from ..model.block import Block
 from ..model.functions import Z
@@ -318,3 +318,140 @@ def _nonpolynomial(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
         return simple("nonpolynomial", HypStatus.REFUTED, "$\\sigma$ is not a polynomial", "σ is a polynomial",
                        evidence=(("polynomial", ev),))
     return simple("nonpolynomial", HypStatus.UNKNOWN, "$\\sigma$ is not a polynomial", ev.reason)
+
+
+# ---- continuity, Sym(σ) and polynomial forms (Theorem R and its neighbours) ----------------------------
+
+
+@hypothesis("continuous")
+def _continuous(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    if s.the_block.gated:
+        return simple("continuous", HypStatus.REFUTED, "$\\sigma$ is continuous on $\\mathbb{R}$", "the block is gated")
+    cont = s.facts().continuity
+    check = from_evidence("continuous", "$\\sigma$ is continuous on $\\mathbb{R}$", "continuity", cont.evidence)
+    if check.status is HypStatus.REFUTED:
+        return HypothesisCheck(check.name, check.status, check.statement, check.evidence, reason="σ is not continuous")
+    return check
+
+
+def _sym_latex(kept: tuple[Any, ...]) -> str:
+    parts = []
+    for c in kept:
+        if c.mu == "mu>0":
+            parts.append("(\\mu, \\mu)_{\\mu > 0}")
+        elif c.mu == "mu<0":
+            parts.append("(\\mu, |\\mu|)_{\\mu < 0}" if c.kappa == 1 else "(\\mu, -|\\mu|)_{\\mu < 0}")
+        else:
+            parts.append(f"({c.mu}, {sp.latex(c.kappa)})")
+    return "\\{" + ", ".join(parts) + "\\}"
+
+
+@hypothesis("sym_remainders")
+def _sym_remainders(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    kinds = tuple(p.get("kinds", ()))
+    want = {"linear-odd": "remainders $\\{0, 2c\\,t\\}$ with $c \\ne 0$",
+            "no-flip": "every remainder free of a linear term",
+            "polynomial-odd": "remainders $\\{0, 2o(t)\\}$ with $o$ an odd polynomial of degree $> 1$, $o'(0) \\ne 0$"}
+    statement = "$\\mathrm{Sym}(\\sigma)$ is proved exactly, with " + " or ".join(want[k] for k in kinds)
+    if s.the_block.gated:
+        return simple("sym_remainders", HypStatus.REFUTED, statement, "the block is gated")
+    sym = s.facts().symmetry
+    ev = sym.evidence
+    if not ev.proved:
+        return simple("sym_remainders", HypStatus.UNKNOWN, statement, f"Sym(σ) not decided: {ev.reason}",
+                      evidence=(("Sym(σ)", ev),))
+    rems = ", ".join(sp.latex(r) for r in sym.remainders())
+    statement += f" (here $\\mathrm{{Sym}}(\\sigma) = {_sym_latex(sym.kept)}$, remainders ${rems}$)"
+    kind = sym.kind
+    if kind not in kinds:
+        what = kind or "another shape"
+        return simple("sym_remainders", HypStatus.REFUTED, statement, f"the remainders of Sym(σ) are of kind {what}",
+                      evidence=(("Sym(σ)", ev),))
+    bindings: dict[str, Any] = {}
+    c = sym.flip_constant
+    if kind == "linear-odd":
+        bindings["c"] = c
+    elif kind == "polynomial-odd":
+        bindings["c_lin"] = c
+        bindings["o2"] = sym.flip_remainder
+    return simple("sym_remainders", HypStatus.PROVED, statement, bindings=bindings, evidence=(("Sym(σ)", ev),))
+
+
+@hypothesis("linear_plus_homogeneous")
+def _linear_plus_homogeneous(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    statement = "$\\sigma(z) = c\\,z + q(z)$ with $c \\ne 0$ and $q$ homogeneous of degree $k \\ge 2$"
+    if s.the_block.gated:
+        return simple("linear_plus_homogeneous", HypStatus.REFUTED, statement, "the block is gated")
+    expr = sp.expand(s.the_block.activation.expr)
+    if not expr.is_polynomial(Z):
+        return simple("linear_plus_homogeneous", HypStatus.REFUTED if s.facts().polynomial.evidence.refuted
+                      else HypStatus.UNKNOWN, statement, "σ is not (shown to be) a polynomial")
+    poly = sp.Poly(expr, Z)
+    c = poly.coeff_monomial(Z)
+    degrees = sorted({m[0] for m, coeff in poly.terms() if coeff != 0 and m[0] != 1})
+    if c.is_nonzero is not True or len(degrees) != 1 or degrees[0] < 2:
+        return simple("linear_plus_homogeneous", HypStatus.REFUTED, statement,
+                      "σ is not c·z plus one homogeneous term of degree ≥ 2 with c ≠ 0 proved")
+    k = degrees[0]
+    q = poly.coeff_monomial(Z**k) * Z**k
+    dcond = "D_{ii} \\ne -1" if k % 2 == 0 else "D_{ii} > -1"
+    dplain = "D_ii != -1" if k % 2 == 0 else "D_ii > -1"
+    return simple("linear_plus_homogeneous", HypStatus.PROVED,
+                  statement + f" (here $c = {sp.latex(c)}$, $q(z) = {sp.latex(q)}$, $k = {k}$)",
+                  bindings={"c": c, "k": sp.Integer(k), "q": q, "Dcond": dcond, "Dplain": dplain})
+
+
+# ---- gates that are odd, constant, or only continuous at 0 --------------------------------------------
+
+
+@hypothesis("gate_continuous_at_0")
+def _gate_continuous(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    statement = "$g$ is continuous at $0$"
+    if not s.the_block.gated:
+        return simple("gate_continuous_at_0", HypStatus.REFUTED, statement, "the block is ungated")
+    at0 = s.facts().at_zero
+    if at0.continuous is True:
+        return simple("gate_continuous_at_0", HypStatus.PROVED, statement, evidence=(("g at 0", at0.evidence),))
+    if at0.continuous is False:
+        return simple("gate_continuous_at_0", HypStatus.REFUTED, statement, "g jumps at 0",
+                      evidence=(("g at 0", at0.evidence),))
+    return simple("gate_continuous_at_0", HypStatus.UNKNOWN, statement, "continuity of g at 0 undecided")
+
+
+@hypothesis("gate_odd")
+def _gate_odd(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    statement = "the gate $g$ is odd: $g(-z) = -g(z)$"
+    if not s.the_block.gated:
+        return simple("gate_odd", HypStatus.REFUTED, statement, "the block is ungated")
+    par = s.facts().parity
+    if par.symmetry == "odd" and par.symmetry_evidence.proved:
+        return simple("gate_odd", HypStatus.PROVED, statement, evidence=(("parity of g", par.symmetry_evidence),))
+    if par.symmetry in ("even", "neither"):
+        return simple("gate_odd", HypStatus.REFUTED, statement, "g is not odd",
+                      evidence=(("parity of g", par.symmetry_evidence),))
+    return simple("gate_odd", HypStatus.UNKNOWN, statement, "oddness of g undecided")
+
+
+@hypothesis("linear_block")
+def _linear_block(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    block = s.the_block
+    statement = "every unit is linear: $\\sigma(z) = c\\,z$, or a constant gate $g \\equiv c$, with $c \\ne 0$"
+    if block.gated:
+        g = simplified(s.facts().expr)
+        if not is_free_of_z(g):
+            return simple("linear_block", HypStatus.REFUTED if s.facts().at_zero.value is not None and
+                          find_nonzero_point(sp.diff(g, Z)) is not None else HypStatus.UNKNOWN,
+                          statement, "the gate is not (shown) constant")
+        if g.is_nonzero is not True:
+            return simple("linear_block", HypStatus.UNKNOWN if g.is_zero is not True else HypStatus.REFUTED,
+                          statement, f"the constant gate {sp.sstr(g)} is not proved nonzero")
+        return simple("linear_block", HypStatus.PROVED, statement + f" (here $g \\equiv {sp.latex(g)}$)",
+                      bindings={"c": g})
+    ev, c = linear_constant(block.activation.expr)
+    if c is not None and c.is_zero:
+        return simple("linear_block", HypStatus.REFUTED, statement, "σ ≡ 0")
+    check = from_evidence("linear_block", statement + (f" (here $c = {sp.latex(c)}$)" if c is not None else ""),
+                          "linearity", ev, {"c": c})
+    if check.status is HypStatus.REFUTED:
+        return HypothesisCheck(check.name, check.status, check.statement, check.evidence, reason="σ is not linear")
+    return _nonzero_or_unknown(check, c, "c")

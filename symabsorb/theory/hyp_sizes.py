@@ -9,7 +9,7 @@ import sympy as sp
 from .checks import Subject, as_expr, registrar, simple
 from .derivation import HypothesisCheck, HypStatus
 
-__all__ = ["CHECKERS", "nondegeneracy"]
+__all__ = ["CHECKERS", "exact_rank", "nondegeneracy", "skip_rank"]
 
 CHECKERS, hypothesis = registrar()
 
@@ -84,3 +84,104 @@ def _depth_at_least(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
         return simple("depth_at_least", HypStatus.PROVED if ok else HypStatus.REFUTED, f"depth $L = {depth} \\ge {n}$",
                        "" if ok else f"depth {depth} < {n}")
     return simple("depth_at_least", HypStatus.ASSUMED, f"depth $L \\ge {n}$", assumption=f"L ≥ {n}")
+
+
+def _int_or_none(v: Any) -> int | None:
+    if isinstance(v, int):
+        return v
+    if getattr(v, "is_Integer", False):
+        return int(v)
+    return None
+
+
+@hypothesis("dim_equals")
+def _dim_equals(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    n = int(p.get("n", 1))
+    dim = _int_or_none(s.the_block.stream_dim)
+    statement = f"$d = {n}$"
+    if dim is None:
+        return simple("dim_equals", HypStatus.UNKNOWN, statement, "the dimension is symbolic")
+    return simple("dim_equals", HypStatus.PROVED if dim == n else HypStatus.REFUTED, statement,
+                  "" if dim == n else f"d = {dim} ≠ {n}")
+
+
+@hypothesis("width_at_least")
+def _width_at_least(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    n = int(p.get("n", 1))
+    width = s.the_block.width
+    statement = f"$m \\ge {n}$"
+    w = _int_or_none(width)
+    if w is not None:
+        return simple("width_at_least", HypStatus.PROVED if w >= n else HypStatus.REFUTED, f"$m = {w} \\ge {n}$",
+                      "" if w >= n else f"m = {w} < {n}")
+    if sp.Ge(width, n) is sp.true:
+        return simple("width_at_least", HypStatus.PROVED, statement)
+    return simple("width_at_least", HypStatus.UNKNOWN, statement, "the width is symbolic")
+
+
+@hypothesis("width_below_dim")
+def _width_below_dim(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    b = s.the_block
+    gap = as_expr(b.stream_dim) - as_expr(b.width)
+    if gap.is_positive:
+        return simple("width_below_dim", HypStatus.PROVED, f"$m = {sp.latex(b.width)} < d = {sp.latex(b.stream_dim)}$")
+    if gap.is_nonpositive:
+        return simple("width_below_dim", HypStatus.REFUTED, "$m < d$", f"m = {b.width} ≥ d = {b.stream_dim}")
+    return simple("width_below_dim", HypStatus.UNKNOWN, "$m < d$", "m < d is not decided for symbolic sizes")
+
+
+def exact_rank(m: sp.MatrixBase) -> int | None:
+    """The rank of a matrix with rational entries, computed over Q (None for other entries)."""
+    from sympy.polys.domains import QQ
+    from sympy.polys.matrices import DomainMatrix
+
+    if not all(x.is_Rational for x in m):
+        return None
+    return int(DomainMatrix.from_Matrix(sp.Matrix(m)).convert_to(QQ).rank())
+
+
+def skip_rank(block: Any) -> tuple[int | sp.Expr | None, str]:
+    """rank M, exactly (a symbol for identity-like skips of symbolic size), with how it is known."""
+    skip = block.skip
+    dim = block.stream_dim
+    if skip.kind == "none":
+        return 0, "M = 0"
+    if skip.kind == "identity":
+        return dim, "M = I_d"
+    if skip.kind == "scaled":
+        if skip.factor.is_nonzero:
+            return dim, "M is a nonzero multiple of I_d"
+        return (0, "M = 0") if skip.factor.is_zero else (None, "the scale is undecided")
+    r = exact_rank(skip.matrix)
+    if r is None:
+        return None, "the skip has irrational entries"
+    if skip.kind == "matrix":
+        return r, "rank over Q, computed exactly"
+    return r * block.dim, f"rank(A ⊗ I_d) = rank(A)·d with rank A = {r} over Q"
+
+
+@hypothesis("skip_rank_exceeds_width")
+def _skip_rank_exceeds_width(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    b = s.the_block
+    rank, how = skip_rank(b)
+    statement = ("$\\operatorname{rank} M > \\min(m, \\operatorname{rank} W_{\\mathrm{down}}, "
+                 "\\operatorname{rank} W_{\\mathrm{up}})$")
+    if rank is None:
+        return simple("skip_rank_exceeds_width", HypStatus.UNKNOWN, statement, f"rank M undecided ({how})")
+    bounds: list[tuple[str, Any]] = [("m", b.width)]
+    if b.w_up is not None and b.w_down is not None:
+        for name, w in (("rank W_down", b.w_down), ("rank W_up", b.w_up)):
+            r = exact_rank(w)
+            if r is not None:
+                bounds.append((name, r))
+    for name, bound in bounds:
+        gt = sp.Gt(rank, bound)
+        if gt is sp.true:
+            return simple("skip_rank_exceeds_width", HypStatus.PROVED,
+                          f"$\\operatorname{{rank}} M = {sp.latex(rank)} > {name.replace('_', '')} = {sp.latex(bound)}$"
+                          f" ({how})")
+    if all(sp.Gt(rank, bound) is sp.false for _, bound in bounds):
+        return simple("skip_rank_exceeds_width", HypStatus.REFUTED, statement,
+                      f"rank M = {rank} ≤ " + ", ".join(f"{n} = {v}" for n, v in bounds))
+    return simple("skip_rank_exceeds_width", HypStatus.UNKNOWN, statement,
+                  f"rank M = {rank} is not compared with m = {b.width} for symbolic sizes")

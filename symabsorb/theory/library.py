@@ -20,6 +20,7 @@ from ..dsl.errors import Span, SpecError
 
 __all__ = [
     "KINDS",
+    "SCOPES",
     "SOURCES",
     "VERDICTS",
     "Conclusion",
@@ -33,6 +34,7 @@ __all__ = [
 
 KINDS = ("theorem", "lemma", "proposition", "corollary", "definition", "open-problem")
 SOURCES = ("paper", "library")
+SCOPES = ("all weights", "nondegenerate weights", "generic weights", "these weights")
 VERDICTS = ("impossible", "conditional", "absorbable", "not-absorbable", "open", "reduction", "support")
 ROLES = ("decide", "reduction", "support")
 TARGETS = ("block", "stack", "any")
@@ -58,7 +60,9 @@ class Conclusion:
     condition: str | None = None  # LaTeX template, placeholders such as {T}
     condition_plain: str | None = None
     sufficient: str | None = None  # "proved"
-    necessary: str | None = None  # "proved" | "conjectured"
+    necessary: str | None = None  # "proved" | "conjectured" | "open"
+    degenerate: str | None = None  # for scope "nondegenerate weights": what is known for degenerate weights
+    concrete: str | None = None  # how concrete weights are decided: "index-set" (T = -M/(2c)) | "rank"
 
 
 @dataclass(frozen=True)
@@ -155,8 +159,14 @@ def _parse_result(file: str, text: str, known_hypotheses: Iterable[str]) -> Resu
     if c.get("verdict") not in VERDICTS:
         raise _err(file, text, str(c.get("verdict")), f"unknown verdict `{c.get('verdict')}`",
                    "one of " + ", ".join(VERDICTS))
-    conclusion = Conclusion(c["verdict"], c.get("scope", "all weights"), c.get("condition"), c.get("condition_plain"),
-                            c.get("sufficient"), c.get("necessary"))
+    scope = c.get("scope", "all weights")
+    if scope not in SCOPES:
+        raise _err(file, text, str(scope), f"unknown scope `{scope}`", "one of " + ", ".join(SCOPES))
+    if scope == "nondegenerate weights" and role == "decide" and not c.get("degenerate"):
+        raise _err(file, text, "nondegenerate weights", "a result scoped to nondegenerate weights must say what is "
+                   "known for degenerate ones", "`degenerate = \"...\"` in [conclusion]")
+    conclusion = Conclusion(c["verdict"], scope, c.get("condition"), c.get("condition_plain"),
+                            c.get("sufficient"), c.get("necessary"), c.get("degenerate"), c.get("concrete"))
     proof = tuple(data.get("proof", {}).get("steps", []))
     return Result(data["id"], data["label"], data["title"], data["kind"], data["source"], data["citation"], role,
                   applies_to, int(data.get("priority", 100)), data["statement"], tuple(data.get("uses", [])),

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 import sympy as sp
 
 from ..analysis.budget import DEFAULT_BUDGET
+from ..analysis.engine import analyze
+from ..analysis.facts import Evidence
 from ..model.activation import Activation, AnyActivation, GatedActivation
 from ..model.block import M_WIDTH, Block, D, Skip, Stack
 from .derivation import (
@@ -22,7 +24,9 @@ from .derivation import (
     HypothesisCheck,
     HypStatus,
     NodeState,
+    Scope,
     Verdict,
+    Witness,
 )
 from .hypotheses import Subject, check
 from .library import Library, Result, default_library
@@ -82,16 +86,26 @@ def _latex_values(attempt: Attempt, skip: Skip | None) -> tuple[dict[str, str], 
     b = attempt.bindings()
     latex: dict[str, str] = {}
     plain: dict[str, str] = {}
-    for key in ("k", "c", "g0"):
-        if key in b:
-            latex[key] = sp.latex(b[key])
-            plain[key] = sp.sstr(b[key])
+    for key, value in b.items():
+        if isinstance(value, str):
+            latex[key] = plain[key] = value
+        elif isinstance(value, sp.Basic):
+            latex[key] = sp.latex(value)
+            plain[key] = sp.sstr(value)
     constant: sp.Expr | None = None
     if skip is not None:
         latex["M"] = skip_latex(skip)
         c = b.get("c")
         if c is None and "g0" in b:
             c = b["g0"]
+        if c is None and "c_lin" in b:
+            # the linear part of a polynomial flip remainder: T is stated, but the concrete-weight
+            # search must not treat the condition as the whole criterion (no condition constant)
+            c_lin = b["c_lin"]
+            if isinstance(c_lin, sp.Expr) and c_lin != 0:
+                latex["T"] = target_latex(skip, c_lin)
+                plain["T"] = target_plain(skip, c_lin)
+            return latex, plain, None
         if c is None and attempt.result.id in ("thm8", "thm10"):
             c = sp.Rational(1, 2)
         if isinstance(c, sp.Expr) and c != 0:
@@ -218,32 +232,139 @@ def _derive(query: str, target: Block | Stack, kind: str, act: AnyActivation | N
     for template in r.proof:
         steps.append(DerivationStep(_fill(template, latex), (r.id,)))
     verdict = Verdict(r.conclusion.verdict)
+    scope = r.conclusion.scope
     condition = _fill(r.conclusion.condition, latex) if r.conclusion.condition else None
     condition_plain = _fill(r.conclusion.condition_plain, plain) if r.conclusion.condition_plain else None
+    nondeg = scope == Scope.NONDEGENERATE
+    necessary_text = "proved for nondegenerate weights" if nondeg and r.conclusion.necessary == "proved" else \
+        r.conclusion.necessary
+    sufficient_text = "proved for all weights" if nondeg and r.conclusion.sufficient == "proved" else \
+        r.conclusion.sufficient
+    iff = r.conclusion.sufficient == "proved" and r.conclusion.necessary == "proved"
     conclusion = {
-        Verdict.IMPOSSIBLE: "no residual-free block of the same kind and width equals it, for any weights",
+        Verdict.IMPOSSIBLE: ("no residual-free block of the same kind equals it, for any nondegenerate weights"
+                             if nondeg else "no residual-free block of the same kind and width equals it, for any "
+                             "weights"),
         Verdict.ABSORBABLE: "a residual-free block of the same kind and width equals it",
-        Verdict.CONDITIONAL: f"absorbable when ${condition}$ for some index set $S$ (sufficient: "
-                             f"{r.conclusion.sufficient}; necessary: {r.conclusion.necessary})",
+        Verdict.CONDITIONAL: f"absorbable {'exactly' if iff else ''} when ${condition}$ "
+                             f"{'for some index set $S$ ' if 'S' in (condition_plain or '') else ''}(sufficient: "
+                             f"{sufficient_text}; necessary: {necessary_text})".replace("  ", " "),
         Verdict.OPEN: "the question is open",
         Verdict.NOT_ABSORBABLE: "not absorbable for these weights",
     }[verdict]
     steps.append(DerivationStep(f"Therefore [{r.id}]: {conclusion}.", (r.id,), kind="conclusion"))
-    if verdict is Verdict.CONDITIONAL and r.id in ("thm8", "thm10"):
+    degenerate = _fill(r.conclusion.degenerate, latex) if r.conclusion.degenerate else None
+    if nondeg and degenerate:
+        steps.append(DerivationStep(f"Scope: nondegenerate weights (rows of $W_{{\\mathrm{{up}}}}$ nonzero and pairwise "
+                                    f"non-collinear, columns of $W_{{\\mathrm{{down}}}}$ nonzero), which is almost every "
+                                    f"weight choice; {degenerate}.", (r.id,), kind="remark"))
+    special = _special_cases(r.id, act)
+    for rid, text in special:
+        cited.append(rid)
+        evidence: tuple[tuple[str, Evidence], ...] = ()
+        if r.id in ("thm8", "thm10") and isinstance(act, Activation):
+            evidence = (("Sym(σ)", analyze(act).symmetry.evidence),)
+        steps.append(DerivationStep(text, (rid,), evidence, kind="remark"))
+    if verdict is Verdict.CONDITIONAL and (r.id in ("thm8", "thm10") or (nondeg and iff)):
         cited.append("cor11")
-        steps.append(DerivationStep("By [cor11], the condition fails for almost every choice of weights.", ("cor11",),
-                                    kind="remark"))
+        what = "" if r.id in ("thm8", "thm10") else " (its argument applies verbatim: for each $S$ the condition " \
+            "cuts out a proper algebraic set of weights)"
+        steps.append(DerivationStep(f"By [cor11]{what}, the condition fails for almost every choice of weights.",
+                                    ("cor11",), kind="remark"))
     assumptions = [BIAS_FREE] + [c.assumption for c in chosen.checks if c.assumption]
     for c in chosen.checks:
         if c.status is HypStatus.ASSUMED and not c.assumption:
             assumptions.append(c.statement)
     if isinstance(target, Block) and not isinstance(target.dim, int):
         assumptions.append("the derivation holds for every size satisfying the stated assumptions")
-    return Derivation(query, target.name, kind, verdict, r.conclusion.scope, r.id, r.source,
-                      act.name if act else "", _expr(act), isinstance(act, GatedActivation), condition,
-                      condition_plain, constant if verdict is Verdict.CONDITIONAL else None,
-                      r.conclusion.sufficient, r.conclusion.necessary, tuple(dict.fromkeys(assumptions)),
-                      tuple(steps), tuple(outcomes), tuple(library.closure(cited)))
+    constant = constant if verdict is Verdict.CONDITIONAL and r.conclusion.concrete == "index-set" else None
+    derivation = Derivation(query, target.name, kind, verdict, scope, r.id, r.source,
+                            act.name if act else "", _expr(act), isinstance(act, GatedActivation), condition,
+                            condition_plain, constant, r.conclusion.sufficient, r.conclusion.necessary,
+                            tuple(dict.fromkeys(assumptions)), tuple(steps), tuple(outcomes),
+                            tuple(library.closure(cited)), degenerate=degenerate)
+    if isinstance(target, Block) and target.has_inline_weights:
+        derivation = _concrete(target, derivation, chosen)
+    return derivation
+
+
+def _special_cases(rid: str, act: AnyActivation | None) -> list[tuple[str, str]]:
+    """Paper results that are special cases of the deciding result (cited, never deciding for it)."""
+    if rid in ("thm8", "thm10"):
+        return [("R-linear-odd", f"[{rid}] is the case $M = I$, $d \\ge 2$ of [R-linear-odd] (from [thm-R]), which "
+                 "gives the same criterion $W_{\\mathrm{down}}[:,S]W_{\\mathrm{up}}[S,:] = -M/(2c)$ for every skip "
+                 "$M$ (singular ones included) and every $d \\ge 1$.")]
+    if rid not in ("R-linear-odd", "R-rank") or not isinstance(act, Activation):
+        return []
+    from ..analysis.engine import identical
+    from .checks import REFERENCES
+
+    for key, paper in (("relu", "thm8"), ("gelu", "thm10")):
+        name, ref = REFERENCES[key]
+        if identical(act.expr, ref, name).proved:
+            return [(paper, f"For $\\sigma = \\mathrm{{{name}}}$ this is the paper's [{paper}] when $M = I$ and "
+                     "$d \\ge 2$; [thm-R] removes both restrictions.")]
+    return []
+
+
+def _concrete(block: Block, d: Derivation, chosen: Attempt) -> Derivation:
+    """Verdicts that concrete weights turn into statements about these weights, decided in the theory layer:
+    nondegenerate-scope impossibility (nondegeneracy is then checked exactly) and the rank criterion."""
+    from dataclasses import replace
+
+    if d.verdict is Verdict.IMPOSSIBLE and d.scope == Scope.NONDEGENERATE:
+        nd = next((c for c in chosen.checks if c.name == "nondegenerate"), None)
+        if nd is not None and nd.status is HypStatus.PROVED:
+            step = DerivationStep(f"These weights are nondegenerate (checked exactly), so by [{d.decided_by}] they are "
+                                  "not absorbable.", (d.decided_by or "",), kind="conclusion")
+            return replace(d, verdict=Verdict.NOT_ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step))
+    if d.verdict is Verdict.CONDITIONAL and d.decided_by == "L-linear-rank":
+        return _rank_decision(block, d, chosen)
+    return d
+
+
+def _rank_decision(block: Block, d: Derivation, chosen: Attempt) -> Derivation:
+    from dataclasses import replace
+
+    from sympy.polys.domains import QQ
+    from sympy.polys.matrices import DomainMatrix
+
+    from .skips import skip_matrix
+
+    c = chosen.bindings().get("c")
+    m_skip = skip_matrix(block)
+    if not isinstance(c, sp.Expr) or m_skip is None or block.w_up is None or block.w_down is None:
+        return d
+    a = sp.Matrix(m_skip) + c * sp.Matrix(block.w_down) * sp.Matrix(block.w_up)
+    if not all(x.is_Rational for x in a):
+        return d
+    dm = DomainMatrix.from_Matrix(a).convert_to(QQ)
+    rref, pivots = dm.rref()
+    r = len(pivots)
+    width = int(block.width)
+    rid = d.decided_by or ""
+    if r > width:
+        step = DerivationStep(f"Exactly over $\\mathbb{{Q}}$: $\\operatorname{{rank}}(M + c\\,W_{{\\mathrm{{down}}}}"
+                              f"W_{{\\mathrm{{up}}}}) = {r} > m = {width}$, so by [{rid}] these weights are not "
+                              "absorbable.", (rid,), kind="conclusion")
+        return replace(d, verdict=Verdict.NOT_ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step))
+    f_rows = sp.Matrix(rref.to_Matrix()[:r, :])
+    c_cols = a[:, list(pivots)]
+    dim = a.rows
+    w_up = sp.ImmutableMatrix(sp.Matrix.vstack(f_rows, sp.zeros(width - r, dim)))
+    w_down = sp.ImmutableMatrix(sp.Matrix.hstack(c_cols / c, sp.zeros(dim, width - r)))
+    ok = (c * w_down * w_up - a).is_zero_matrix
+    if not ok:
+        return d
+    verified = ("exact: $c\\,W'_{\\mathrm{down}}W'_{\\mathrm{up}} = M + c\\,W_{\\mathrm{down}}W_{\\mathrm{up}}$ in rational "
+                "arithmetic")
+    step = DerivationStep(f"Exactly over $\\mathbb{{Q}}$: $\\operatorname{{rank}}(M + c\\,W_{{\\mathrm{{down}}}}"
+                          f"W_{{\\mathrm{{up}}}}) = {r} \\le m = {width}$; the rank factorization (pivot columns and "
+                          f"the rows of the reduced echelon form) gives the witness, verified ({verified}). Therefore "
+                          f"[{rid}]: these weights are absorbable.", (rid,), kind="conclusion")
+    w_gate = sp.ImmutableMatrix(sp.zeros(width, dim)) if block.gated else None
+    return replace(d, verdict=Verdict.ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step),
+                   witness=Witness(tuple(int(p) for p in pivots), w_up, w_down, w_gate, verified))
 
 
 def classify(act: AnyActivation, library: Library | None = None, budget: float | None = DEFAULT_BUDGET) -> Derivation:
@@ -253,4 +374,3 @@ def classify(act: AnyActivation, library: Library | None = None, budget: float |
     return prove(block, f"classify {kind}{act.name}", library, budget)
 
 
-_ = Activation
