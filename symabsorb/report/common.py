@@ -20,6 +20,7 @@ __all__ = [
     "facts_rows",
     "math_parts",
     "node_id",
+    "show",
     "split_citations",
     "used_graph",
 ]
@@ -107,6 +108,20 @@ def used_graph(report: Report) -> tuple[list[str], list[tuple[str, str]]]:
     return nodes, edges
 
 
+def show(value: sp.Basic | None) -> str:
+    """A value for a reader: an exact closed form made as simple as SymPy can (``tanh(log(2))`` -> ``3/5``)."""
+    if value is None:
+        return "?"
+    if isinstance(value, sp.Expr) and value.free_symbols == set() and not value.is_Rational:
+        try:
+            simpler = sp.simplify(value.rewrite(sp.exp))
+        except (TypeError, ValueError, NotImplementedError):  # pragma: no cover - SymPy corner cases
+            simpler = value
+        if sp.count_ops(simpler) < sp.count_ops(value) and sp.simplify(simpler - value) == 0:
+            value = simpler
+    return sp.sstr(value)
+
+
 def facts_rows(f: ActivationFacts) -> list[tuple[str, Evidence, str]]:
     """(fact name, evidence, value in words) for each fact."""
     p, z, s, h, g, po = f.parity, f.at_zero, f.series, f.homogeneity, f.growth, f.polynomial
@@ -116,8 +131,8 @@ def facts_rows(f: ActivationFacts) -> list[tuple[str, Evidence, str]]:
          if p.evidence.refuted else "undecided"),
         ("symmetry", p.symmetry_evidence, p.symmetry or "undecided"),
         ("differentiable at 0", z.evidence,
-         (f"σ(0) = {sp.sstr(z.value)}, " if z.value is not None else "") +
-         (f"σ'(0) = {sp.sstr(z.derivative)}" if z.derivative is not None else
+         (f"σ(0) = {show(z.value)}, " if z.value is not None else "") +
+         (f"σ'(0) = {show(z.derivative)}" if z.derivative is not None else
           f"left {sp.sstr(z.left_derivative)}, right {sp.sstr(z.right_derivative)}"
           if z.left_derivative is not None else "undecided")),
         ("analytic at 0", s.evidence, "yes" if s.analytic_at_0 else ("no" if s.analytic_at_0 is False else "undecided")),

@@ -94,16 +94,22 @@ class MarkdownRenderer:
             lines += [f"**Condition:** {markdown_math(node.condition)} for some index set $S$ — sufficient: {node.sufficient}; "
                       f"necessary: {node.necessary}.", ""]
         if node.assumptions:
-            lines += ["**Assumptions:** " + "; ".join(node.assumptions) + ".", ""]
+            lines += ["**Assumptions:** " + "; ".join(self.cite(a) for a in node.assumptions) + ".", ""]
         for note in node.notes:
-            lines += [f"> {note}", ""]
+            lines += [f"> {self.cite(note)}", ""]
         lines += ["**Derivation**", ""]
         for i, step in enumerate(node.steps, start=1):
             lines += self.step(step, i)
         if node.witness is not None:
             w = node.witness
-            lines += ["", f"**Witness:** flip the units $S = \\{{{', '.join(str(j) for j in w.index_set)}\\}}$ — "
-                      f"{self.cite(w.verified)}."]
+            if w.layers:  # a stack: one index set per block
+                sets = "; ".join(f"block {i}: $S = \\{{{', '.join(str(j) for j in layer.index_set)}\\}}$"
+                                 for i, layer in enumerate(w.layers, start=1))
+                lines += ["", f"**Witness:** compose the block witnesses ({sets}; units numbered from 0) — "
+                          f"{self.cite(w.verified)}."]
+            else:
+                lines += ["", f"**Witness:** flip the units $S = \\{{{', '.join(str(j) for j in w.index_set)}\\}}$ "
+                          f"(numbered from 0) — {self.cite(w.verified)}."]
         tried = [c for c in node.candidates if c.state is not NodeState.APPLIED]
         if tried:
             lines += ["", "<details><summary>Other candidate results</summary>", "", "| result | state | reason |",

@@ -1,4 +1,6 @@
-"""What a report holds: the spec, and one answer per query, still as data."""
+"""What a report holds: the spec, and one answer per query, still as data.
+
+No renderer is imported here: :mod:`symabsorb.report.render` dispatches on the format, above them."""
 
 from __future__ import annotations
 
@@ -62,18 +64,3 @@ class Report:
                 if rank.index(st) > rank.index(states.get(rid, NodeState.NOT_TRIED)):
                     states[rid] = st
         return states
-
-    def _repr_markdown_(self) -> str:
-        from .markdown import render_markdown
-
-        return render_markdown(self)
-
-    def _repr_html_(self) -> str:
-        from .html import render_html
-
-        return render_html(self)
-
-    def _repr_latex_(self) -> str:
-        from .latex import render_latex
-
-        return render_latex(self, fragment=True)

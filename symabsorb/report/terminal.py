@@ -1,29 +1,116 @@
-"""A readable terminal summary: ``rich`` when installed (colours, a table), plain text otherwise."""
+"""Terminal output: ``rich`` when installed (colours, tables, panels), plain text otherwise.
+
+Two renderings: a summary table of a whole report (``prove``), and one answer in full (``classify``,
+``facts``, ``absorb``): verdict, condition, derivation steps, witness, the other candidates. Math is
+made legible (``W_{\\mathrm{down}}`` -> ``W_down``); no Markdown, LaTeX or HTML reaches the terminal.
+"""
 
 from __future__ import annotations
 
 import io
 import re
+from collections.abc import Sequence
 
-from ..theory.derivation import Verdict
-from .common import VERDICT_TEXT, facts_rows
-from .model import Report
+import sympy as sp
 
-__all__ = ["VERDICT_STYLE", "render_terminal"]
+from ..analysis.engine import ActivationFacts
+from ..theory.derivation import Derivation, NodeState, Verdict, Witness
+from ..theory.library import Library
+from .common import CITATION, VERDICT_TEXT, facts_rows
+from .model import QueryAnswer, Report
+
+__all__ = ["VERDICT_STYLE", "plain_math", "render_answer_terminal", "render_terminal"]
 
 VERDICT_STYLE = {Verdict.IMPOSSIBLE: "bold red", Verdict.CONDITIONAL: "bold yellow", Verdict.ABSORBABLE: "bold green",
                  Verdict.NOT_ABSORBABLE: "bold magenta", Verdict.OPEN: "bold cyan"}
-_MATHRM = re.compile(r"\\mathrm\{([^}]*)\}")
+_MATHRM = re.compile(r"\\(?:mathrm|operatorname|text|mathbf)\{([^{}]*)\}")
+_FRAC = re.compile(r"\\[td]?frac\{([^{}]*)\}\{([^{}]*)\}")
+_MATRIX = re.compile(r"\\left\[\\begin\{matrix\}(.*?)\\end\{matrix\}\\right\]", re.S)
+_DISTANCE = re.compile(r"\\ge ([0-9.eE+-]+)\$ \(([0-9.eE+-]+) relative")
 
 
-def _plain_math(text: str) -> str:
-    """LaTeX made legible in a terminal (``W_{\\mathrm{down}}`` -> ``W_down``)."""
+def _matrix(m: re.Match[str]) -> str:
+    rows = [r.strip() for r in m.group(1).split("\\\\")]
+    return "[" + "; ".join(", ".join(c.strip() for c in r.split("&")) for r in rows if r) + "]"
+
+
+def plain_math(text: str) -> str:
+    """LaTeX made legible in a terminal (``W_{\\mathrm{down}}`` -> ``W_down``, ``\\tfrac{1}{2}`` -> ``1/2``)."""
+    text = text.replace("\\{", "\x00").replace("\\}", "\x01")  # set braces survive
+    text = _MATRIX.sub(_matrix, text)
     text = _MATHRM.sub(r"\1", text)
-    for a, b in (("\\,", " "), ("\\ne", "≠"), ("\\le", "≤"), ("\\ge", "≥"), ("\\sigma", "σ"), ("\\odot", "⊙"),
-                 ("\\otimes", "⊗"), ("\\cdots", "⋯"), ("\\to", "→"), ("\\infty", "∞"), ("\\pm", "±"), ("$", ""),
-                 ("{", ""), ("}", ""), ("\\tfrac", ""), ("\\frac", ""), ("\\top", "ᵀ"), ("\\", "")):
+    for _ in range(3):
+        text = _FRAC.sub(lambda m: (m.group(1) if len(m.group(1)) == 1 else f"({m.group(1)})") + "/"
+                         + (m.group(2) if len(m.group(2)) == 1 else f"({m.group(2)})"), text)
+    for a, b in (("\\left", ""), ("\\right", ""), ("\\,", " "), ("\\;", " "), ("\\!", ""), ("\\ne", "≠"),
+                 ("\\le", "≤"), ("\\ge", "≥"), ("\\sigma", "σ"), ("\\odot", "⊙"), ("\\otimes", "⊗"),
+                 ("\\cdots", "⋯"), ("\\cdot", "·"), ("\\top", "ᵀ"), ("\\to", "→"), ("\\mapsto", "↦"), ("\\infty", "∞"),
+                 ("\\pm", "±"), ("\\sum", "Σ"), ("\\in", "∈"), ("\\|", "‖"), ("$", ""),
+                 ("\\min", "min"), ("\\max", "max"), ("\\log", "log"), ("\\exp", "exp"), ("\\", "")):
         text = text.replace(a, b)
-    return text
+    return text.replace("{", "").replace("}", "").replace("\x00", "{").replace("\x01", "}")
+
+
+def _cites(text: str, library: Library) -> str:
+    return CITATION.sub(lambda m: library.results[m.group(1)].label if m.group(1) in library.results else m.group(0),
+                        text)
+
+
+def _line(text: str, library: Library) -> str:
+    return plain_math(_cites(text, library)).replace("`", "")
+
+
+def _witness_text(w: Witness) -> str:
+    if w.layers:
+        sets = "; ".join(f"block {i + 1}: S = {{{', '.join(map(str, layer.index_set))}}}"
+                         for i, layer in enumerate(w.layers))
+        return f"compose the block witnesses ({sets}; units numbered from 0)"
+    return f"flip the units S = {{{', '.join(map(str, w.index_set))}}} (numbered from 0)"
+
+
+def _detail(d: Derivation, library: Library) -> str:
+    if d.condition_plain:
+        detail = f"{d.condition_plain} (sufficient: {d.sufficient}; necessary: {d.necessary})"
+    elif d.verdict is Verdict.OPEN:
+        undecided = [c for c in d.candidates if c.state is NodeState.UNDECIDED]
+        detail = "no result applies" + (f"; undecided: {library.results[undecided[0].id].label} ({undecided[0].reason})"
+                                          if undecided else "")
+    else:
+        detail = f"{VERDICT_TEXT[d.verdict]} for {d.scope}"
+    for step in d.steps:
+        m = _DISTANCE.search(step.text)
+        if m:
+            detail += f"; certified distance ≥ {m.group(1)} ({m.group(2)} relative)"
+    if d.witness is not None:
+        detail += "; witness: " + _witness_text(d.witness)
+    for note in d.notes:
+        if "biases" in note:
+            detail += "; " + note.split(":")[0]
+    return _line(detail, library)
+
+
+def _facts_summary(a: QueryAnswer) -> str:
+    assert a.facts is not None
+    if a.kind == "series":
+        return series_text(a.facts, a.order or 8)
+    if a.kind == "parity":
+        p = a.facts.parity
+        c = f", odd part c·z with c = {sp.sstr(p.odd_linear_constant)}" if p.odd_linear_constant is not None else ""
+        return f"symmetry: {p.symmetry or 'undecided'}{c}"
+    return "; ".join(f"{n}: {v}" for n, _, v in facts_rows(a.facts)[:3])
+
+
+def series_text(f: ActivationFacts, order: int) -> str:
+    """``σ(z) = 1 + z/2 + z**2/8 + O(z**7)``, or why there is no series."""
+    s = f.series
+    if not s.analytic_at_0:
+        return f"not analytic at 0: no Taylor series ({s.evidence.status.value})"
+    from ..model.functions import Z
+
+    poly = sum((c * Z**k for k, c in enumerate(s.coefficients)), sp.S.Zero)
+    terms = sp.Poly(poly, Z).terms() if poly != 0 else []
+    ordered = " + ".join(sp.sstr(c * Z**k[0]) for k, c in sorted(terms, key=lambda t: t[0][0])).replace("+ -", "- ")
+    return f"{'g' if f.gated else 'σ'}(z) = {ordered or '0'} + O(z^{order + 1})"
 
 
 def _summary(report: Report) -> list[tuple[str, str, str, str]]:
@@ -32,42 +119,115 @@ def _summary(report: Report) -> list[tuple[str, str, str, str]]:
         d = a.derivation
         if d is not None:
             label = report.library.results[d.decided_by].label if d.decided_by else "—"
-            if d.condition_plain:
-                detail = f"{d.condition_plain} (sufficient: {d.sufficient}; necessary: {d.necessary})"
-            elif d.verdict is Verdict.OPEN:
-                undecided = [c for c in d.candidates if c.state.value == "hypothesis undecided"]
-                detail = "no result applies" + (f"; undecided: {undecided[0].id} ({undecided[0].reason})"
-                                                  if undecided else "")
-            else:
-                detail = f"{VERDICT_TEXT[d.verdict]} for {d.scope}"
-            if d.witness is not None:
-                detail += f"; witness S = {{{', '.join(map(str, d.witness.index_set))}}}"
-            rows.append((a.query, VERDICT_TEXT[d.verdict], label, _plain_math(detail)))
+            rows.append((a.query, VERDICT_TEXT[d.verdict], label, _detail(d, report.library)))
         elif a.facts is not None:
-            first = "; ".join(f"{n}: {v}" for n, _, v in facts_rows(a.facts)[:3])
-            rows.append((a.query, a.kind, "—", first))
+            rows.append((a.query, a.kind, "—", _facts_summary(a)))
     return rows
 
 
-def render_terminal(report: Report, width: int = 110, color: bool = True) -> str:
-    rows = _summary(report)
+def _console(buf: io.StringIO, width: int, color: bool) -> object:
+    from rich.console import Console
+
+    return Console(file=buf, width=width, force_terminal=color, color_system="standard" if color else None,
+                   highlight=False, emoji=False)
+
+
+def _rich_available() -> bool:
     try:
-        from rich.console import Console
-        from rich.markup import escape
-        from rich.table import Table
+        import rich  # noqa: F401
     except ImportError:
+        return False
+    return True
+
+
+def render_terminal(report: Report, width: int = 110, color: bool = True, plain: bool = False) -> str:
+    """A summary table of every query (``plain``: no ``rich``, one line a query)."""
+    rows = _summary(report)
+    if plain or not _rich_available():
         out = [report.title, ""]
         for q, v, by, detail in rows:
             out.append(f"{q:40s} {v:15s} {by:14s} {detail}")
         return "\n".join(out) + "\n"
+    from rich.markup import escape
+    from rich.table import Table
+
     buf = io.StringIO()
-    console = Console(file=buf, width=width, force_terminal=color, color_system="standard" if color else None,
-                      highlight=False)
-    table = Table(title=report.title, show_lines=False)
+    console = _console(buf, width, color)
+    table = Table(title=escape(report.title), show_lines=False)
     for col in ("query", "verdict", "decided by", "condition / conclusion"):
         table.add_column(col, overflow="fold")
     for a, (q, v, by, detail) in zip(report.answers, rows, strict=True):
         style = VERDICT_STYLE.get(a.derivation.verdict) if a.derivation else "bold"
         table.add_row(escape(q), f"[{style}]{escape(v)}[/]", escape(by), escape(detail))
-    console.print(table)
+    console.print(table)  # type: ignore[attr-defined]
+    return buf.getvalue()
+
+
+# ---- one answer in full ----------------------------------------------------------------------------
+
+
+def _derivation_lines(d: Derivation, library: Library) -> tuple[str, list[tuple[str, str]]]:
+    """The headline, then (label, text) sections."""
+    head = f"{VERDICT_TEXT[d.verdict]} ({d.scope})"
+    if d.decided_by:
+        r = library.results[d.decided_by]
+        head += f" — decided by {r.label} ({r.source})"
+    sections: list[tuple[str, str]] = []
+    if d.condition:
+        sections.append(("condition", f"{plain_math(d.condition)} for some index set S of units (numbered from 0) — "
+                                      f"sufficient: {d.sufficient}; necessary: {d.necessary}"))
+    if d.assumptions:
+        sections.append(("assumptions", "; ".join(d.assumptions)))
+    for note in d.notes:
+        sections.append(("note", note))
+    steps = "\n".join(f"{i}. {_line(s.text, library)}" for i, s in enumerate(d.steps, start=1))
+    sections.append(("derivation", steps))
+    if d.witness is not None:
+        sections.append(("witness", _witness_text(d.witness) + (f" — {_line(d.witness.verified, library)}"
+                                                                  if d.witness.verified else "")))
+    others = [c for c in d.candidates if c.state is not NodeState.APPLIED]
+    if others:
+        sections.append(("other candidates", "\n".join(f"{library.results[c.id].label}: {c.state.value} — "
+                                                       f"{_line(c.reason, library)}" for c in others)))
+    return head, sections
+
+
+def _facts_lines(a: QueryAnswer) -> tuple[str, list[tuple[str, str]]]:
+    f = a.facts
+    assert f is not None
+    g = "g" if f.gated else "σ"
+    head = f"{g}(z) = {sp.sstr(f.expr)}"
+    if a.kind == "series":
+        return head, [("series", series_text(f, a.order or 8))]
+    rows: Sequence[tuple[str, object, str]] = facts_rows(f)
+    table = "\n".join(f"{n:30s} {ev.status.value:8s} {v}   [{ev.decided_by.value}]"  # type: ignore[attr-defined]
+                      for n, ev, v in rows)
+    return head, [("facts", table)]
+
+
+def render_answer_terminal(answer: QueryAnswer, library: Library, width: int = 100, color: bool = True,
+                           plain: bool = False) -> str:
+    """One answer in full: a panel per section with ``rich``, indented plain text otherwise."""
+    if answer.derivation is not None:
+        head, sections = _derivation_lines(answer.derivation, library)
+        style = VERDICT_STYLE[answer.derivation.verdict]
+    else:
+        head, sections = _facts_lines(answer)
+        style = "bold"
+    title = answer.query
+    if plain or not _rich_available():
+        out = [f"{title}: {head}"]
+        for label, text in sections:
+            out.append(f"{label}:")
+            out += ["  " + line for line in text.splitlines()]
+        return "\n".join(out) + "\n"
+    from rich.markup import escape
+    from rich.panel import Panel
+    from rich.text import Text
+
+    buf = io.StringIO()
+    console = _console(buf, width, color)
+    console.print(Text.assemble((title, "bold"), ": ", (head, style)))  # type: ignore[attr-defined]
+    for label, text in sections:
+        console.print(Panel(escape(text), title=escape(label), title_align="left", expand=True))  # type: ignore[attr-defined]
     return buf.getvalue()

@@ -1,0 +1,419 @@
+"""symabsorb as a Python library: a thin facade over the layers, re-exported by :mod:`symabsorb`.
+
+>>> import symabsorb
+>>> symabsorb.classify("tanh").verdict
+'impossible'
+>>> report = symabsorb.prove(symabsorb.load("block b { activation: relu dim: 2 width: 3 }\\nabsorb b"))
+>>> report.verdicts
+{'absorb b': 'conditional'}
+
+Every result renders in every format (``result.render("html")``) and shows itself in a notebook
+(``_repr_html_`` is a fragment with scoped CSS, ``_repr_markdown_``, ``_repr_latex_`` where it fits).
+The command line is a client of these same functions.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .analysis.engine import ActivationFacts
+    from .model.activation import AnyActivation
+    from .model.block import Block, ResolvedSpec, Stack
+    from .report.model import QueryAnswer
+    from .report.model import Report as ReportData
+    from .theory.derivation import Derivation, Witness
+    from .theory.library import Library
+
+__all__ = ["Report", "Result", "Spec", "absorb", "classify", "decide", "facts", "library", "load", "prove"]
+
+DEFAULT_BUDGET = 5.0
+PathLike = str | os.PathLike[str]
+
+
+def library(theorems: Sequence[PathLike] = ()) -> Library:
+    """The result library: the built-in one, plus the results in each directory of ``theorems``."""
+    from .theory.library import default_library, library_with
+
+    dirs = [Path(d) for d in theorems]
+    for d in dirs:
+        if not d.is_dir():
+            raise NotADirectoryError(f"theorems directory `{d}` does not exist")
+    return library_with(dirs) if dirs else default_library()
+
+
+def _lib(lib: Library | None, theorems: Sequence[PathLike]) -> Library:
+    return lib if lib is not None else library(theorems)
+
+
+class _Renderable:
+    """What every result shares: ``render(fmt)`` and the notebook hooks built on it."""
+
+    def render(self, fmt: str = "md", *, fragment: bool = False, color: bool = False, width: int = 100) -> str:
+        """This result as text: ``md``, ``html``, ``tex``, ``json``, ``terminal`` (``rich`` when installed) or
+        ``text``. ``fragment``: HTML as a ``<div>`` with scoped CSS, LaTeX without the preamble."""
+        raise NotImplementedError
+
+    def _repr_markdown_(self) -> str:
+        return self.render("md", fragment=True)
+
+    def _repr_html_(self) -> str:
+        return self.render("html", fragment=True)
+
+    def __str__(self) -> str:
+        return self.render("text")
+
+
+@dataclass(frozen=True, repr=False)
+class Result(_Renderable):
+    """One answer: a verdict with its derivation (``classify``, ``absorb``, ``decide``) or the facts
+    about one activation (``facts``)."""
+
+    answer: QueryAnswer
+    library: Library = field(compare=False)
+
+    @property
+    def query(self) -> str:
+        return self.answer.query
+
+    @property
+    def derivation(self) -> Derivation | None:
+        """The derivation as data (verdict, steps, candidates, witness), or None for facts."""
+        return self.answer.derivation
+
+    @property
+    def facts(self) -> ActivationFacts | None:
+        """The facts about the activation, or None for a verdict."""
+        return self.answer.facts
+
+    @property
+    def verdict(self) -> str | None:
+        """``impossible``, ``conditional``, ``absorbable``, ``not-absorbable``, ``open`` (None for facts)."""
+        d = self.answer.derivation
+        return None if d is None else d.verdict.value
+
+    @property
+    def decided_by(self) -> str | None:
+        """The label of the deciding result (``Thm. 8``, ``L-growth``), or None."""
+        d = self.answer.derivation
+        return self.library.results[d.decided_by].label if d is not None and d.decided_by else None
+
+    @property
+    def condition(self) -> str | None:
+        """The condition of a conditional verdict, in plain text."""
+        d = self.answer.derivation
+        return None if d is None else d.condition_plain
+
+    @property
+    def witness(self) -> Witness | None:
+        """Residual-free weights (flip the units ``witness.index_set``, numbered from 0), when found."""
+        d = self.answer.derivation
+        return None if d is None else d.witness
+
+    def write_witness(self, path: PathLike) -> Path:
+        """Write the residual-free weights to ``path`` (``.safetensors`` or ``.npz``; needs numpy)."""
+        from .weights.export import write_witness
+
+        if self.witness is None:
+            raise ValueError(f"no witness: the verdict for `{self.query}` is {self.verdict}")
+        write_witness(Path(path), self.witness)
+        return Path(path)
+
+    def render(self, fmt: str = "md", *, fragment: bool = False, color: bool = False, width: int = 100) -> str:
+        from .report.render import render_answer
+
+        return render_answer(self.answer, self.library, fmt, fragment=fragment, color=color, width=width)
+
+    def _repr_latex_(self) -> str:
+        """The verdict (or the activation) as one line of math, for LaTeX/PDF export of a notebook."""
+        import sympy as sp
+
+        from .report.common import VERDICT_TEXT
+
+        d, f = self.answer.derivation, self.answer.facts
+        if d is not None:
+            body = f"\\text{{{VERDICT_TEXT[d.verdict]}}}"
+            if d.decided_by:
+                body += f"\\ \\text{{({self.library.results[d.decided_by].label})}}"
+            if d.condition:
+                body += f":\\ {d.condition}"
+            return f"$\\texttt{{{_tex_text(self.query)}}}\\colon\\ {body}$"
+        assert f is not None
+        return f"${'g' if f.gated else chr(92) + 'sigma'}(z) = {sp.latex(f.expr)}$"
+
+    def __repr__(self) -> str:
+        if self.verdict is not None:
+            by = f", decided_by={self.decided_by!r}" if self.decided_by else ""
+            return f"<Result {self.query!r}: {self.verdict}{by}>"
+        return f"<Result {self.query!r}: facts>"
+
+
+def _tex_text(text: str) -> str:
+    return "".join("\\" + ch if ch in "#$%&_{}" else ch for ch in text if ch not in "\\^~")
+
+
+@dataclass(frozen=True, repr=False)
+class Report(_Renderable):
+    """Every query of a spec answered: ``results`` one by one, ``render(fmt)`` as one report."""
+
+    data: ReportData
+
+    @cached_property
+    def results(self) -> tuple[Result, ...]:
+        return tuple(Result(a, self.data.library) for a in self.data.answers)
+
+    @property
+    def verdicts(self) -> dict[str, str]:
+        """Query text -> verdict (queries about facts are left out)."""
+        return {r.query: r.verdict for r in self.results if r.verdict is not None}
+
+    @property
+    def open(self) -> int:
+        """How many queries stayed open."""
+        return sum(1 for v in self.verdicts.values() if v == "open")
+
+    def render(self, fmt: str = "md", *, fragment: bool = False, color: bool = False, width: int = 110) -> str:
+        from .report.render import render_report
+
+        return render_report(self.data, fmt, fragment=fragment, color=color, width=width)
+
+    def __repr__(self) -> str:
+        return f"<Report {self.data.spec_path!r}: {len(self.data.answers)} queries, {self.open} open>"
+
+
+@dataclass(frozen=True, repr=False)
+class Spec:
+    """A parsed and resolved ``.absorb`` spec (its imports followed, its queries not yet answered)."""
+
+    resolved: ResolvedSpec
+    text: str
+
+    @property
+    def path(self) -> str:
+        return self.resolved.path
+
+    @property
+    def activations(self) -> list[str]:
+        return [a.name for a in self.resolved.activations]
+
+    @property
+    def blocks(self) -> list[str]:
+        return [b.name for b in self.resolved.blocks]
+
+    @property
+    def stacks(self) -> list[str]:
+        return [s.name for s in self.resolved.stacks]
+
+    @property
+    def queries(self) -> list[str]:
+        return [q.text for q in self.resolved.queries]
+
+    def prove(self, **options: Any) -> Report:
+        """Answer every query (same options as :func:`prove`)."""
+        return prove(self, **options)
+
+    def __repr__(self) -> str:
+        r = self.resolved
+        return (f"<Spec {r.path!r}: {len(r.activations)} activations, {len(r.blocks)} blocks, {len(r.stacks)} stacks, "
+                f"{len(r.queries)} queries>")
+
+
+def _looks_like_path(source: str) -> bool:
+    return "\n" not in source and (source.endswith(".absorb") or os.path.isfile(source))
+
+
+def load(source: PathLike, *, name: str | None = None) -> Spec:
+    """A spec from a file path (``"my.absorb"``, a :class:`~pathlib.Path`) or from spec text.
+
+    Text is told apart from a path by containing a newline or not naming a file; its imports are
+    relative to the working directory. Errors are :class:`symabsorb.SpecError` with file:line:col.
+    """
+    from .dsl.loader import load_modules, read_source
+    from .model.resolve import resolve_modules
+
+    if isinstance(source, os.PathLike) or _looks_like_path(str(source)):
+        path = Path(source)
+        text = read_source(path)
+        label = str(source)
+    else:
+        text = str(source)
+        label = name or "<string>"
+    return Spec(resolve_modules(load_modules(label, text), label), text)
+
+
+def _activation(expr: str | AnyActivation, gated: bool) -> AnyActivation:
+    if isinstance(expr, str):
+        from .model.resolve import activation_from_text
+
+        return activation_from_text(expr, gated=gated)
+    from .model.activation import GatedActivation
+
+    if gated and not isinstance(expr, GatedActivation):
+        return GatedActivation(f"gated({expr.name})", expr, expr.source, expr.span)
+    return expr
+
+
+def classify(expr: str | AnyActivation, gated: bool = False, *, budget: float | None = DEFAULT_BUDGET,
+             theorems: Sequence[PathLike] = (), lib: Library | None = None) -> Result:
+    """Decide a block with identity skip and generic weights for one activation.
+
+    ``expr``: an expression in ``z`` (``"z*tanh(softplus(z))"``), a built-in name (``"gelu"``,
+    ``"swiglu"``) or a parametrised one (``"leaky(alpha = 1/5)"``). ``gated``: ``expr`` is the gate
+    ``g`` of ``g(W_gate x) ⊙ (W_up x)``. ``budget``: seconds per fact.
+    """
+    from .report.model import QueryAnswer
+    from .theory.prover import classify as _classify
+
+    library_ = _lib(lib, theorems)
+    act = _activation(expr, gated)
+    d = _classify(act, library_, budget)
+    text = expr if isinstance(expr, str) else act.name
+    return Result(QueryAnswer(f"classify {text}" + (" (gated)" if gated else ""), "classify", derivation=d,
+                              activation=act), library_)
+
+
+def facts(expr: str | AnyActivation, gated: bool = False, *, order: int = 8,
+          budget: float | None = DEFAULT_BUDGET) -> Result:
+    """Every fact about one activation (parity, value and derivatives at 0, Taylor series to
+    ``order``, homogeneity, growth, polynomiality, gate symmetry), each with its evidence."""
+    from .analysis.engine import analyze
+    from .report.model import QueryAnswer
+    from .theory.library import default_library
+
+    act = _activation(expr, gated)
+    f = analyze(act, order=order, budget=budget)
+    text = expr if isinstance(expr, str) else act.name
+    return Result(QueryAnswer(f"facts {text}", "facts", facts=f, activation=act, order=order), default_library())
+
+
+def _spec(spec: Spec | PathLike) -> Spec:
+    return spec if isinstance(spec, Spec) else load(spec)
+
+
+def prove(spec: Spec | PathLike, *, budget: float | None = DEFAULT_BUDGET, theorems: Sequence[PathLike] = (),
+          lib: Library | None = None, progress: Callable[[int, int, str], None] | None = None) -> Report:
+    """Answer every query of ``spec`` (a :class:`Spec`, a path, or spec text)."""
+    from .report.build import build_report
+
+    s = _spec(spec)
+    return Report(build_report(s.resolved, s.text, _lib(lib, theorems), budget, progress))
+
+
+def _target(s: Spec, name: str) -> Block | Stack:
+    from .dsl.errors import SpecNameError, did_you_mean
+
+    targets: dict[str, Block | Stack] = {b.name: b for b in s.resolved.blocks}
+    targets.update({t.name: t for t in s.resolved.stacks})
+    if name not in targets:
+        raise SpecNameError(f"no block or stack `{name}` in {s.path}", None, f"`{name}`",
+                            "the name of a block or stack of the spec",
+                            did_you_mean(name, targets) or "`symabsorb check SPEC` lists the names")
+    return targets[name]
+
+
+def absorb(spec: Spec | PathLike, name: str, *, budget: float | None = DEFAULT_BUDGET,
+           theorems: Sequence[PathLike] = (), lib: Library | None = None) -> Result:
+    """Decide one block or stack of ``spec``, with its weights when it has any; ``result.witness``
+    holds the residual-free weights when they exist (``result.write_witness(path)`` saves them)."""
+    from .report.build import answer
+
+    s = _spec(spec)
+    target = _target(s, name)
+    library_ = _lib(lib, theorems)
+    base_dir = os.path.dirname(s.path) if s.path not in ("<string>", "<stdin>") else "."
+    from .model.block import SpecQuery
+
+    a: QueryAnswer = answer(SpecQuery("absorb", target, None, f"absorb {name}"), library_, budget, base_dir or ".")
+    return Result(a, library_)
+
+
+def decide(activation: str | AnyActivation, w_up: Any = None, w_down: Any = None, *, w_gate: Any = None,
+           file: PathLike | None = None, prefix: str | None = None, up: str | None = None, down: str | None = None,
+           gate: str | None = None, transpose: bool = False, skip: str = "identity",
+           budget: float | None = DEFAULT_BUDGET, theorems: Sequence[PathLike] = (),
+           lib: Library | None = None) -> Result:
+    """Decide a block with concrete weights: numpy arrays (``w_up`` m x d, ``w_down`` d x m, ``w_gate``
+    for a gated unit), exact values (nested lists of ints or ``Fraction``), or a weights ``file``
+    (``.safetensors``, ``.npz``, PyTorch state dict) with the same keys as a spec's ``weights:``
+    (``prefix``, ``up``, ``down``, ``gate``, ``transpose`` for files stored in x out).
+
+    ``skip``: ``"identity"`` (``x ↦ x + MLP(x)``) or ``"none"``. Float arrays are decided like a weights
+    file (float search, witness checked at 1,000 points); exact values are decided exactly.
+    """
+    import sympy as sp
+
+    from .dsl.syntax import WeightsDecl
+    from .model.activation import GatedActivation
+    from .model.block import Block, Skip
+    from .report.build import answer
+
+    library_ = _lib(lib, theorems)
+    act = _activation(activation, False)
+    gated = isinstance(act, GatedActivation)
+    if skip not in ("identity", "none"):
+        raise ValueError(f"skip={skip!r}: use 'identity' or 'none' (other skips: write a spec)")
+    label = activation if isinstance(activation, str) else act.name
+    block = Block("weights", act, sp.Symbol("d", integer=True, positive=True),
+                  sp.Symbol("m", integer=True, positive=True), Skip(skip))
+
+    def run(b: Block, base_dir: str | None) -> Result:
+        from .model.block import SpecQuery
+
+        a: QueryAnswer = answer(SpecQuery("absorb", b, None, f"decide {label}"), library_, budget, base_dir)
+        return Result(a, library_)
+
+    if file is not None:
+        if w_up is not None or w_down is not None:
+            raise ValueError("give either arrays (w_up, w_down) or a file, not both")
+        path = Path(file).absolute()
+        decl = WeightsDecl(path.name, prefix, up, down, gate, transpose)
+        return run(replace(block, weights=decl), str(path.parent))
+    if w_up is None or w_down is None:
+        raise ValueError("decide needs w_up and w_down (arrays or nested lists), or file=...")
+    if gated and w_gate is None:
+        raise ValueError(f"`{act.name}` is a gated unit: pass w_gate as well")
+    exact = _exact_matrix(w_up), _exact_matrix(w_down), _exact_matrix(w_gate) if w_gate is not None else None
+    if exact[0] is not None and exact[1] is not None and (w_gate is None or exact[2] is not None):
+        ex_up, ex_down = exact[0], exact[1]
+        m, d = ex_up.shape
+        if ex_down.shape != (d, m):
+            raise ValueError(f"w_down has shape {ex_down.shape}; with w_up {m} x {d} it must be {d} x {m}")
+        return run(replace(block, dim=d, width=m, w_up=ex_up, w_down=ex_down, w_gate=exact[2]), None)
+    import numpy as np
+
+    arrays = {"W_up": np.asarray(w_up, dtype=np.float64), "W_down": np.asarray(w_down, dtype=np.float64)}
+    if w_gate is not None:
+        arrays["W_gate"] = np.asarray(w_gate, dtype=np.float64)
+    with tempfile.TemporaryDirectory(prefix="symabsorb-") as tmp:
+        np.savez(Path(tmp) / "arrays.npz", **arrays)  # type: ignore[arg-type]
+        return run(replace(block, weights=WeightsDecl("arrays.npz")), tmp)
+
+
+def _exact_matrix(values: Any) -> Any:
+    """An exact SymPy matrix when ``values`` holds only ints/Fractions/SymPy rationals, else None."""
+    from fractions import Fraction
+    from numbers import Integral
+
+    import sympy as sp
+
+    if isinstance(values, sp.MatrixBase):
+        return sp.ImmutableMatrix(values)
+    dtype = getattr(values, "dtype", None)
+    if dtype is not None:
+        if dtype.kind not in "iu":
+            return None
+        values = values.tolist()
+    if not isinstance(values, Sequence) or not values or not all(isinstance(r, Sequence) for r in values):
+        return None
+    rows = [list(r) for r in values]
+    if not all(isinstance(x, (Integral, Fraction, sp.Rational)) and not isinstance(x, bool) for r in rows for x in r):
+        return None
+    return sp.ImmutableMatrix([[sp.Rational(x.numerator, x.denominator) if isinstance(x, Fraction) else sp.Integer(x)
+                                if isinstance(x, Integral) else x for x in r] for r in rows])
+

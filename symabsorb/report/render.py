@@ -1,0 +1,110 @@
+"""The one place that turns report data into text: it dispatches on the format and sits above the
+renderers (``markdown``, ``html``, ``latex``, ``jsonout``, ``terminal``), which never import each
+other; :mod:`.model` imports none of them.
+
+Two kinds of input: a whole :class:`~.model.Report` (every query of a spec) or one
+:class:`~.model.QueryAnswer` (what ``classify``, ``facts`` and ``absorb`` print).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+from ..theory.library import Library
+from .model import QueryAnswer, Report
+
+__all__ = ["FORMATS", "missing_extras", "normalize_format", "render_answer", "render_report"]
+
+#: Accepted format names (and file extensions) -> the canonical format.
+FORMATS = {"md": "md", "markdown": "md", "html": "html", "htm": "html", "tex": "tex", "latex": "tex", "json": "json",
+           "terminal": "terminal", "text": "text", "txt": "text"}
+
+
+def normalize_format(fmt: str) -> str:
+    """The canonical name of ``fmt`` (``markdown`` -> ``md``); ``ValueError`` naming the choices."""
+    key = fmt.lower().lstrip(".")
+    if key not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}: use one of md, html, tex, json, terminal, text")
+    return FORMATS[key]
+
+
+def _has(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
+def missing_extras(fmt: str) -> list[str]:
+    """One warning line per optional package that ``fmt`` would use and that is not installed."""
+    fmt = normalize_format(fmt)
+    out = []
+    if fmt == "html" and not _has("latex2mathml"):
+        out.append("HTML math is shown as LaTeX source: latex2mathml is missing (pip install 'symabsorb[report]')")
+    if fmt in ("html", "tex") and not _has("matplotlib"):
+        out.append(f"{'HTML' if fmt == 'html' else 'LaTeX'} reports have no activation plots: matplotlib is missing "
+                   "(pip install 'symabsorb[report]')")
+    return out
+
+
+def render_report(report: Report, fmt: str, *, fragment: bool = False, color: bool = False, width: int = 110) -> str:
+    """``report`` in ``fmt``. ``fragment``: HTML as an embeddable ``<div>`` with scoped CSS, LaTeX
+    as a body to paste into a paper."""
+    fmt = normalize_format(fmt)
+    if fmt == "md":
+        from .markdown import render_markdown
+
+        return render_markdown(report)
+    if fmt == "json":
+        from .jsonout import render_json
+
+        return render_json(report)
+    if fmt == "html":
+        from .html import render_html
+
+        return render_html(report, fragment=fragment)
+    if fmt == "tex":
+        from .latex import render_latex
+
+        return render_latex(report, fragment=fragment)
+    from .terminal import render_terminal
+
+    return render_terminal(report, width=width, color=color and fmt == "terminal", plain=fmt == "text")
+
+
+def render_answer(answer: QueryAnswer, library: Library, fmt: str, *, fragment: bool = True, color: bool = False,
+                  width: int = 100) -> str:
+    """One answer (a verdict with its derivation, or facts) in ``fmt``, with the results it cites."""
+    fmt = normalize_format(fmt)
+    cited = Report("", "", "", (answer,), library).cited()
+    if fmt == "md":
+        from .markdown import MarkdownRenderer
+
+        lines = MarkdownRenderer(library).render(answer)
+        if cited:
+            lines += ["", "**Results cited**", ""]
+            for rid in cited:
+                r = library.results[rid]
+                lines += [f'<a id="ref-{rid}"></a>', f"- **{r.label}** — {r.title} (*{r.source}*: {r.citation}).", ""]
+        return "\n".join(lines).rstrip("\n") + "\n"
+    if fmt == "json":
+        from .jsonout import answer_to_dict
+
+        return json.dumps(answer_to_dict(answer), indent=2, ensure_ascii=False) + "\n"
+    if fmt == "html":
+        from html import escape
+
+        from .html import HtmlRenderer, html_fragment, html_page
+
+        renderer = HtmlRenderer(library)
+        body = (f"<p><strong><code>{escape(answer.query)}</code></strong></p>" + renderer.render(answer)
+                + "".join(renderer.reference(rid) for rid in cited))
+        return html_fragment(body) if fragment else html_page(answer.query, body)
+    if fmt == "tex":
+        from .latex import LatexRenderer
+
+        renderer_tex = LatexRenderer(library)
+        lines_tex = renderer_tex.references(cited) + renderer_tex.render(answer)
+        return "\n".join(lines_tex) + "\n"
+    from .terminal import render_answer_terminal
+
+    return render_answer_terminal(answer, library, width=width, color=color and fmt == "terminal",
+                                  plain=fmt == "text")
