@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 from contextlib import redirect_stderr, redirect_stdout
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -50,6 +51,22 @@ def test_stack_of_absorbable_blocks_composes(tmp_path: Path) -> None:
     assert d.witness is not None and len(d.witness.layers) == 2
 
 
+def plant(rng: object, w_up: object, w_down: object, s: list[int]) -> None:
+    """Make ``W_down[:,S] W_up[S,:] = -I`` hold *exactly* in floating point: ``W_up[S]`` gets an integer
+    matrix of determinant ±1 times powers of two, ``W_down[:,S]`` its exact (dyadic) inverse, negated."""
+    np = require_module("numpy", "weights")
+    d = len(s)
+    lower = np.tril(rng.integers(-2, 3, (d, d)), -1) + np.eye(d)  # type: ignore[attr-defined]
+    upper = np.triu(rng.integers(-2, 3, (d, d)), 1) + np.eye(d)  # type: ignore[attr-defined]
+    b = (lower @ upper) * (2.0 ** rng.integers(-3, 4, d))[:, None]  # type: ignore[attr-defined]
+    inv = np.linalg.inv(b)
+    inv = np.round(inv * 2.0**8) / 2.0**8  # the exact inverse is dyadic with small denominators
+    assert (inv @ b == np.eye(d)).all()
+    w_up[s] = b  # type: ignore[index]
+    w_down[:, s] = -inv  # type: ignore[index]
+    assert (w_down[:, s] @ w_up[s] == -np.eye(d)).all()  # type: ignore[index]
+
+
 def _npz(path: Path, **arrays: object) -> None:
     np = require_module("numpy", "weights")
     np.savez(path, **{k: np.asarray(v, dtype=float) for k, v in arrays.items()})
@@ -68,7 +85,7 @@ def test_npz_planted_is_found_and_written(tmp_path: Path) -> None:
     w_up = rng.standard_normal((m, d))
     w_down = rng.standard_normal((d, m))
     s = [1, 4, 7, 9, 12, 18]
-    w_down[:, s] = -np.linalg.inv(w_up[s])
+    plant(rng, w_up, w_down, s)
     _npz(tmp_path / "layer.npz", W_up=w_up, W_down=w_down)
     spec = _spec(tmp_path, "layer.npz")
     code, out, err = run("absorb", str(spec), "--block", "b", "-o", str(tmp_path / "witness.npz"))
@@ -88,7 +105,7 @@ def test_safetensors_witness(tmp_path: Path) -> None:
     rng = np.random.default_rng(1)
     w_up = rng.standard_normal((5, 3))
     w_down = rng.standard_normal((3, 5))
-    w_down[:, [0, 2, 3]] = -np.linalg.inv(w_up[[0, 2, 3]])
+    plant(rng, w_up, w_down, [0, 2, 3])
     save_file({"mlp.up.weight": w_up, "mlp.down.weight": w_down, "mlp.up.bias": np.zeros(5)},
               str(tmp_path / "m.safetensors"))
     spec = _spec(tmp_path, "m.safetensors", 'prefix: "mlp." up: "up.weight" down: "down.weight"')
@@ -105,14 +122,16 @@ def test_float_random_is_not_absorbable_with_distance(tmp_path: Path) -> None:
     assert code == 0
     d = json.loads(out)["queries"][0]["derivation"]
     assert d["verdict"] == "not-absorbable" and d["decided_by"] == "thm8"
-    assert any("Least-squares distance" in s["text"] for s in d["steps"])
+    assert any("Certified distance" in s["text"] for s in d["steps"])
+    cert = d["certificate"]
+    assert cert["kind"] == "separating" and cert["distance_lower_bound"] > 0.1
 
 
 def test_float_degenerate_pair_is_named(tmp_path: Path) -> None:
     np = require_module("numpy", "weights")
     rng = np.random.default_rng(3)
     w_up = rng.standard_normal((6, 3))
-    w_up[4] = 2.5 * w_up[1]
+    w_up[4] = -4.0 * w_up[1]  # exactly collinear (2.5 * w_up[1] would round: not collinear as rationals)
     _npz(tmp_path / "deg.npz", W_up=w_up, W_down=rng.standard_normal((3, 6)))
     code, out, _ = run("prove", str(_spec(tmp_path, "deg.npz")), "--format", "json")
     assert code == 0
@@ -174,9 +193,11 @@ def test_minilm_real_layers() -> None:
     rows = [line for line in out.splitlines() if line.startswith("| layer")][1:]
     assert len(rows) == 6
     for row in rows:
-        assert "384 x 1536" in row and "not-absorbable (thm10)" in row and "yes" in row
-        distance = float(row.split("|")[6])
-        assert distance > 1.0
+        cells = [c.strip() for c in row.split("|")]
+        assert "384 x 1536" in row and "not-absorbable (thm10)" in row and cells[4].startswith("yes")
+        assert cells[6] == "separating"
+        margin, certified, float_distance = float(cells[7]), float(cells[8]), float(cells[9])
+        assert margin > 1.0 and certified > 1.0 and certified <= float_distance * (1 + 1e-6)
 
 
 def test_exact_search_reports_proofs() -> None:
@@ -194,6 +215,7 @@ def test_exact_search_reports_proofs() -> None:
 def test_singular_gram_uses_milp() -> None:
     np = require_module("numpy", "weights")
     require_module("scipy", "weights")
+    from symabsorb.weights.certify import Target, decide_exactly
     from symabsorb.weights.floatsearch import float_search
 
     rng = np.random.default_rng(0)
@@ -201,11 +223,13 @@ def test_singular_gram_uses_milp() -> None:
     w_up = rng.standard_normal((m, d))
     w_down = rng.standard_normal((d, m))
     s = [1, 5, 9]
-    w_down[:, s] = -np.linalg.inv(w_up[s])
+    plant(rng, w_up, w_down, s)
     w_up = np.vstack([w_up, w_up[:2]])  # repeated rows: the Gram matrix is singular
     w_down = np.hstack([w_down, rng.standard_normal((d, 2))])
     result = float_search(w_up, w_down, -np.eye(d))
-    assert result.found and result.index_set == (1, 5, 9) and "MILP" in result.method
+    assert result.factor is None and "singular" in result.method
+    exact = decide_exactly(w_up, w_down, Target(d, tuple((i, i, Fraction(-1)) for i in range(d))))
+    assert exact.found and exact.certificate is not None and exact.certificate.index_set == (1, 5, 9)
 
 
 def test_exact_search_beyond_enumeration_finds_a_checked_set() -> None:
@@ -235,7 +259,7 @@ def test_stack_of_file_blocks_composes(tmp_path: Path) -> None:
         w_up = rng.standard_normal((8, 3))
         w_down = rng.standard_normal((3, 8))
         s = [layer, 3, 6]
-        w_down[:, s] = -np.linalg.inv(w_up[s])
+        plant(rng, w_up, w_down, s)
         arrays[f"l{layer}.W_up"], arrays[f"l{layer}.W_down"] = w_up, w_down
     np.savez(tmp_path / "two.npz", **arrays)
     spec = tmp_path / "st.absorb"

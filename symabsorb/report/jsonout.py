@@ -20,6 +20,10 @@ def answer_to_dict(a: QueryAnswer) -> dict[str, Any]:
     out: dict[str, Any] = {"query": a.query, "kind": a.kind}
     if a.derivation is not None:
         out["derivation"] = derivation_to_dict(a.derivation)
+        if getattr(a.derivation, "certificate", None) is not None:
+            from ..weights.certify import certificate_to_dict
+
+            out["derivation"]["certificate"] = certificate_to_dict(a.derivation.certificate)
     if a.facts is not None:
         out["facts"] = facts_to_dict(a.facts)
         out["order"] = a.order

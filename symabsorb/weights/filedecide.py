@@ -2,23 +2,34 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from ..analysis.numeric import evaluate_array
+from ..dsl.errors import SymabsorbError
 from ..model.activation import GatedActivation
 from ..model.block import Block
 from ..theory.derivation import Derivation, DerivationStep, Verdict, Witness
 from ..theory.library import Library
 from ..theory.prover import prove
 from ..theory.skips import skip_matrix
-from .floatsearch import FloatSearch, Nondegeneracy, float_nondegeneracy, float_search
+from .certify import Certificate, Target, decide_exactly, exact_nondegeneracy, file_digest
+from .floatsearch import FloatSearch, Nondegeneracy, float_nondegeneracy
 from .io import LoadedWeights, load_block_weights
 
-__all__ = ["FileDecision", "decide_file_block", "float_max_relative_error"]
+__all__ = ["FileDecision", "WitnessCheckError", "decide_file_block", "float_max_relative_error"]
 
 NEEDS_NONDEGENERATE = ("thm8", "thm10")
+#: Results whose condition is exactly "some S has W_down[:,S] W_up[S,:] = -M/(2c)" (flip witness).
+INDEX_SET_RESULTS = ("thm8", "thm10", "L-odd-linear", "L-gate-flip", "R-linear-odd")
+#: A witness whose float64 check exceeds this is a bug (the condition was checked exactly).
+WITNESS_TOLERANCE = 1e-6
+
+
+class WitnessCheckError(SymabsorbError):
+    """A witness built from an exactly checked condition failed its numeric check: an internal error."""
 
 
 @dataclass(frozen=True)
@@ -27,6 +38,7 @@ class FileDecision:
     weights: LoadedWeights
     nondegeneracy: Nondegeneracy
     search: FloatSearch | None
+    certificate: Certificate | None = None
 
 
 def float_max_relative_error(block: Block, w: LoadedWeights, witness: Witness, points: int = 1000,
@@ -56,10 +68,50 @@ def float_max_relative_error(block: Block, w: LoadedWeights, witness: Witness, p
     return float(err.max())
 
 
-def decide_file_block(block: Block, base_dir: Path, library: Library) -> FileDecision:
-    """Load, check and decide a block whose weights are in a file."""
-    import numpy as np
+def _target(block: Block, c: Any) -> Target | None:
+    """``T = −M/(2c)`` as exact rationals, built from the skip without a dense SymPy matrix (None: not rational)."""
+    import sympy as sp
 
+    skip = block.skip
+    dim = block.dim
+    assert isinstance(dim, int)
+    entries: dict[tuple[int, int], Any] = {}
+    if skip.kind == "identity":
+        entries = {(i, i): sp.Integer(1) for i in range(dim)}
+    elif skip.kind == "scaled":
+        entries = {(i, i): sp.sympify(skip.factor) for i in range(dim)} if skip.factor != 0 else {}
+    elif skip.kind == "matrix":
+        assert skip.matrix is not None
+        entries = {(i, k): skip.matrix[i, k] for i in range(skip.matrix.rows) for k in range(skip.matrix.cols)
+                   if skip.matrix[i, k] != 0}
+        dim = skip.matrix.rows
+    elif skip.kind == "hyper":
+        assert skip.matrix is not None
+        n = skip.matrix.rows
+        entries = {(p * dim + i, q * dim + i): skip.matrix[p, q] for p in range(n) for q in range(n)
+                   if skip.matrix[p, q] != 0 for i in range(dim)}
+        dim = n * dim
+    scale = -1 / (2 * sp.sympify(c))
+    out = []
+    for (i, k), v in sorted(entries.items()):
+        t = v * scale
+        if not t.is_Rational:
+            t = sp.simplify(t)
+        if not t.is_Rational:
+            return None
+        if t != 0:
+            out.append((i, k, Fraction(int(t.p), int(t.q))))
+    return Target(dim, tuple(out))
+
+
+def decide_file_block(block: Block, base_dir: Path, library: Library) -> FileDecision:
+    """Load, check and decide a block whose weights are in a file.
+
+    The index-set condition is decided exactly on the rationals the floats are (:mod:`.certify`);
+    "absorbable" needs an exactly checked index set and a witness that passes its numeric check,
+    "not absorbable" an exactly checked separating certificate and, where the result needs it,
+    nondegeneracy checked exactly.
+    """
     assert block.weights is not None
     w = load_block_weights(block.weights, base_dir, block.gated)
     m, d = w.w_up.shape
@@ -79,37 +131,64 @@ def decide_file_block(block: Block, base_dir: Path, library: Library) -> FileDec
     steps = list(derivation.steps)
     steps.insert(1, DerivationStep(f"Weights from `{Path(w.file).name}` (tensors `{w.keys[0]}`, `{w.keys[1]}`"
                                    + (f", `{w.keys[2]}`" if w.keys[2] else "") + f"; dtype {w.dtype}): "
-                                   f"$d = {d}$, $m = {m}$; all entries finite.", kind="setting"))
+                                   f"$d = {d}$, $m = {m}$; all entries finite. Every entry is an exact rational "
+                                   "(a dyadic number), and the weights are decided as such.", kind="setting"))
     notes = list(derivation.notes)
     assumptions = [a for a in derivation.assumptions if not a.startswith("nondegenerate weights")]
     necessary = derivation.necessary
-    if derivation.decided_by in NEEDS_NONDEGENERATE:
-        if nondeg.holds:
-            steps.insert(2, DerivationStep(f"Nondegeneracy checked on these weights: {nondeg.reason}.",
-                                           (derivation.decided_by,), kind="hypothesis"))
+    needs_nondeg = derivation.decided_by in NEEDS_NONDEGENERATE or any(
+        a.startswith("nondegenerate") for a in derivation.assumptions)
+    exact_nd: dict[str, Any] | None = None
+    if derivation.verdict is Verdict.CONDITIONAL and needs_nondeg:
+        exact_nd = exact_nondegeneracy(w.w_up, w.w_down)
+        if exact_nd["holds"]:
+            steps.insert(2, DerivationStep(f"Nondegeneracy checked exactly on these weights: {exact_nd['reason']} "
+                                           f"(largest float |cos| between rows: {nondeg.worst_cos:.6f}).",
+                                           (derivation.decided_by or "",), kind="hypothesis"))
         else:
             necessary = "conjectured"
-            notes.append(f"outside Thms. 8/10: {nondeg.reason}; only the sufficient direction applies")
+            notes.append(f"outside the necessity part of [{derivation.decided_by}]: {exact_nd['reason']}; only the "
+                         "sufficient direction applies")
     if w.biases:
         notes.append("the file has biases (" + ", ".join(w.biases) + "): the results are about the bias-free block; "
                      "with biases the flip witness still absorbs when the condition holds (the output bias absorbs "
                      "the constant -W_down[:,S] b_S), and nothing else is covered")
     derivation = replace(derivation, steps=tuple(steps), notes=tuple(notes), assumptions=tuple(assumptions),
                          necessary=necessary)
-    if derivation.verdict is not Verdict.CONDITIONAL or derivation.condition_constant is None:
-        return FileDecision(derivation, w, nondeg, None)
     c = derivation.condition_constant
-    m_skip = skip_matrix(concrete)
-    assert m_skip is not None
-    target = np.array((-m_skip / (2 * c)).evalf(20).tolist(), dtype=float)
-    result = float_search(w.w_up, w.w_down, target)
+    if derivation.verdict is not Verdict.CONDITIONAL or c is None:
+        return FileDecision(derivation, w, nondeg, None)
     rid = derivation.decided_by or ""
+    if rid not in INDEX_SET_RESULTS:
+        why = (f"the condition of [{rid}] is not the plain index-set condition; symabsorb decides it for inline "
+               "exact weights only")
+        steps.append(DerivationStep(f"So the question stays open for these weights: {why}.", (rid,), kind="conclusion"))
+        return FileDecision(replace(derivation, verdict=Verdict.OPEN, scope="these weights", steps=tuple(steps),
+                                    notes=(*derivation.notes, why)), w, nondeg, None)
+    target = _target(concrete, c)
+    if target is None:
+        why = "the target T = -M/(2c) is not rational, so it cannot be compared exactly with the (rational) weights"
+        steps.append(DerivationStep(f"So the question stays open for these weights: {why}.", (rid,), kind="conclusion"))
+        return FileDecision(replace(derivation, verdict=Verdict.OPEN, scope="these weights", steps=tuple(steps),
+                                    notes=(*derivation.notes, why)), w, nondeg, None)
+    decision = decide_exactly(w.w_up, w.w_down, target)
+    cert = decision.certificate
+    if cert is not None:
+        cert = replace(cert, weights=_weights_info(block, w), nondegenerate=exact_nd if decision.found is False else None)
+    search = decision.search
+    distance_text = ""
+    if cert is not None and not cert.found:
+        distance_text = (f" Certified distance: $\\min_S \\|W_{{\\mathrm{{down}}}}[:,S]W_{{\\mathrm{{up}}}}[S,:] - T\\|_F "
+                         f"\\ge {cert.distance:.6g}$ (a true lower bound, from the certificate).")
+    elif search is not None and decision.found is None:
+        distance_text = f" Float least-squares distance (not certified): {search.distance:.6g}."
+    what = cert.proof if cert is not None else decision.reason
     steps.append(DerivationStep(
-        f"Index-set search ({result.method}): {result.proof}. Least-squares distance: "
-        f"$\\min_S \\|W_{{\\mathrm{{down}}}}[:,S]W_{{\\mathrm{{up}}}}[S,:] - T\\|_F \\ge {result.distance:.6g}$ "
-        f"({result.relative_distance:.4g} relative to $\\|T\\|_F$).", (rid,)))
-    if result.found:
-        s = result.index_set
+        f"Exact index-set search on the rational values of the weights (candidates from "
+        f"{search.method if search else 'the exact search'}): {what}.{distance_text}", (rid,)))
+    if decision.found:
+        assert cert is not None
+        s = cert.index_set
         up, down = w.w_up.copy(), w.w_down.copy()
         gate = w.w_gate.copy() if w.w_gate is not None else None
         if gate is not None:
@@ -119,22 +198,41 @@ def decide_file_block(block: Block, base_dir: Path, library: Library) -> FileDec
             up[list(s), :] *= -1
         witness = Witness(s, up, down, gate)
         error = float_max_relative_error(concrete, w, witness)
-        verified = f"numerically: max relative error {error:.2e} at 1,000 random points (float64)"
+        if not error <= WITNESS_TOLERANCE:
+            raise WitnessCheckError(f"internal error: the flip witness for `{block.name}` (S of size {len(s)}) fails its "
+                                    f"numeric check (max relative error {error:.3g} > {WITNESS_TOLERANCE:g}) although "
+                                    "the index-set condition holds exactly; no verdict is given. Please report this.")
+        verified = (f"exactly: $W_{{\\mathrm{{down}}}}[:,S]W_{{\\mathrm{{up}}}}[S,:] = T$ in integer arithmetic on the "
+                    f"weights' exact values, with the identity of [{rid}]; numerically: max relative error {error:.2e} "
+                    "at 1,000 random points (float64)")
         steps.append(DerivationStep(f"Witness: flip the units $S$ ($|S| = {len(s)}$); verified {verified}.", (rid,)))
         steps.append(DerivationStep(f"Therefore [{rid}]: these weights are absorbable.", (rid,), kind="conclusion"))
         d2 = replace(derivation, verdict=Verdict.ABSORBABLE, scope="these weights", steps=tuple(steps),
                      witness=replace(witness, verified=verified))
-    elif result.found is False and necessary == "proved":
-        steps.append(DerivationStep(f"Therefore [{rid}]: no index set satisfies the condition, which is necessary for "
-                                    "these nondegenerate weights: not absorbable.", (rid,), kind="conclusion"))
+    elif decision.found is False and necessary == "proved":
+        steps.append(DerivationStep(f"Therefore [{rid}]: no index set satisfies the condition (certificate checked "
+                                    "exactly), which is necessary for these nondegenerate weights: not absorbable.",
+                                    (rid,), kind="conclusion"))
         d2 = replace(derivation, verdict=Verdict.NOT_ABSORBABLE, scope="these weights", steps=tuple(steps))
     else:
-        why = ("no index set satisfies the sufficient condition; necessity is not proved here"
-               if result.found is False else "the index-set search could not decide")
+        why = ("no index set satisfies the sufficient condition (certificate checked exactly); necessity is not proved "
+               "here" if decision.found is False else "the index-set search could not decide: " + decision.reason)
         steps.append(DerivationStep(f"So the question stays open for these weights: {why}.", (rid,), kind="conclusion"))
         d2 = replace(derivation, verdict=Verdict.OPEN, scope="these weights", steps=tuple(steps),
                      notes=(*derivation.notes, why))
-    return FileDecision(d2, w, nondeg, result)
+    if cert is not None:
+        d2 = _with_certificate(d2, cert)
+    return FileDecision(d2, w, nondeg, search, cert)
 
 
+def _with_certificate(d: Derivation, cert: Certificate) -> Derivation:
+    if "certificate" in {f.name for f in fields(d)}:
+        return replace(d, certificate=cert)  # type: ignore[call-arg]
+    return d
 
+
+def _weights_info(block: Block, w: LoadedWeights) -> dict[str, Any]:
+    assert block.weights is not None
+    return {"file": block.weights.file, "sha256": file_digest(w.file), "up": w.keys[0], "down": w.keys[1],
+            "gate": w.keys[2], "transpose": bool(block.weights.transpose), "dtype": w.dtype,
+            "d": int(w.w_up.shape[1]), "m": int(w.w_up.shape[0])}

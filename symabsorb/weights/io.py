@@ -1,20 +1,51 @@
-"""Loading weights from files: .npz, .safetensors, PyTorch state dicts (weights_only) — untrusted input.
+"""Loading weights from files: .npz, .safetensors, PyTorch state dicts — untrusted input.
 
-Every failure is a :class:`~symabsorb.dsl.errors.SpecError` naming the file and the tensor; nothing
-from the file is executed (``allow_pickle=False``, ``torch.load(weights_only=True)``).
+Every file is opened through :func:`symabsorb.paths.open_regular` (regular files only, a size cap),
+and every format is validated **before anything is allocated**: the shape times the item size of a
+tensor must match the bytes the file really holds for it and stay under :data:`MAX_TENSOR_BYTES`.
+Only floating-point tensors are accepted (float16, bfloat16, float32, float64; each converts to
+float64 exactly), uniformly across formats: complex, bool, integer, string and object tensors are
+refused, and so are sparse and meta tensors. Only the tensors a block names are read. Nothing from
+the file is executed (no pickle for .npz, our own parser for .safetensors, ``torch.load(weights_only=
+True)`` for PyTorch). Every failure is a positioned :class:`~symabsorb.dsl.errors.SpecError` (the
+``weights:`` entry of the spec) saying what was found, what was expected, and what to do.
 """
 
 from __future__ import annotations
 
+import json
+import math
+import os
+import struct
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from ..dsl.errors import Span, SpecError, SpecValueError, did_you_mean
 from ..dsl.syntax import WeightsDecl
 
-__all__ = ["LoadedWeights", "load_block_weights", "read_tensors"]
+__all__ = ["MAX_FILE_BYTES", "MAX_TENSOR_BYTES", "LoadedWeights", "checked_matrix", "load_block_weights",
+           "read_tensors"]
+
+
+def _env_bytes(name: str, default: int) -> int:
+    try:
+        value = int(os.environ.get(name, default))
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+#: Largest weights file read (bytes); env ``SYMABSORB_MAX_WEIGHTS_BYTES``.
+MAX_FILE_BYTES = _env_bytes("SYMABSORB_MAX_WEIGHTS_BYTES", 8 << 30)
+#: Largest tensor allocated (bytes, as float64); env ``SYMABSORB_MAX_TENSOR_BYTES``.
+MAX_TENSOR_BYTES = _env_bytes("SYMABSORB_MAX_TENSOR_BYTES", 2 << 30)
+#: Largest header (.npy or .safetensors JSON) parsed.
+MAX_HEADER_BYTES = 100 << 20
+
+_FLOAT_HINT = "store W_up and W_down as float32 or float64 (integers convert exactly: W.astype('float64'))"
+_REEXPORT = "re-export the weights; symabsorb never executes code from weight files"
 
 
 @dataclass(frozen=True)
@@ -30,6 +61,14 @@ class LoadedWeights:
     dtype: str
 
 
+class _Bad(Exception):
+    """A problem found while parsing: (summary, found, expected, hint)."""
+
+    def __init__(self, summary: str, found: str, expected: str, hint: str = _REEXPORT) -> None:
+        super().__init__(summary)
+        self.summary, self.found, self.expected, self.hint = summary, found, expected, hint
+
+
 def _np() -> Any:
     try:
         import numpy
@@ -39,66 +78,240 @@ def _np() -> Any:
     return numpy
 
 
-def read_tensors(path: Path, span: Span | None = None) -> dict[str, Any]:
-    """Every tensor in the file, as numpy arrays (not yet converted)."""
+def _clip(text: str, n: int = 60) -> str:
+    text = text.replace("\n", " ")
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _check_size(name: str, shape: tuple[int, ...], itemsize: int) -> int:
+    """Bytes of the tensor in the file; refuses shapes whose float64 copy would exceed the cap."""
+    if any((not isinstance(s, int)) or s < 0 for s in shape):
+        raise _Bad(f"tensor `{_clip(name)}` has an invalid shape", _clip(str(shape)), "non-negative integer dimensions")
+    count = math.prod(shape)
+    if count * 8 > MAX_TENSOR_BYTES:
+        raise _Bad(f"tensor `{_clip(name)}` is too large ({count} elements)", f"shape {_clip(str(shape))}",
+                   f"at most {MAX_TENSOR_BYTES // 8} elements",
+                   "raise the cap with the environment variable SYMABSORB_MAX_TENSOR_BYTES")
+    return count * itemsize
+
+
+# ---- .npz ---------------------------------------------------------------------------------------------
+
+_NPY_FLOATS = {"f2", "f4", "f8"}
+
+
+def _npy_dtype_ok(np: Any, dtype: Any, name: str) -> None:
+    if dtype.kind != "f" or dtype.str[1:] not in _NPY_FLOATS or dtype.fields is not None:
+        raise _Bad(f"tensor `{_clip(name)}` has dtype {dtype}", str(dtype),
+                   "a floating-point tensor (float16, float32 or float64)", _FLOAT_HINT)
+
+
+def _read_npz(np: Any, fh: BinaryIO, size: int, keys: list[str] | None) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    with zipfile.ZipFile(fh) as zf:
+        infos = [i for i in zf.infolist() if not i.is_dir()]
+        names = {i.filename[:-4] if i.filename.endswith(".npy") else i.filename: i for i in infos}
+        wanted = names if keys is None else {k: names[k] for k in keys if k in names}
+        for key, info in wanted.items():
+            if not info.filename.endswith(".npy"):
+                raise _Bad(f"member `{_clip(info.filename)}` of the archive is not an array", "another file",
+                           "only .npy members (numpy.savez)")
+            with zf.open(info) as f:
+                try:
+                    major, _minor = np.lib.format.read_magic(f)
+                    reader = {1: np.lib.format.read_array_header_1_0, 2: np.lib.format.read_array_header_2_0}.get(major)
+                    if reader is None:
+                        raise _Bad(f"tensor `{_clip(key)}` has an unsupported .npy version {major}", str(major), "1 or 2")
+                    shape, fortran, dtype = reader(f, max_header_size=10_000)
+                except _Bad:
+                    raise
+                except (ValueError, SyntaxError, EOFError, TypeError) as err:
+                    raise _Bad(f"tensor `{_clip(key)}` has a corrupt .npy header", _clip(str(err)),
+                               "a valid .npy header") from None
+                _npy_dtype_ok(np, dtype, key)
+                nbytes = _check_size(key, tuple(shape), dtype.itemsize)
+                if info.file_size < nbytes:
+                    raise _Bad(f"tensor `{_clip(key)}` is truncated", f"{info.file_size} bytes stored",
+                               f"at least {nbytes} bytes for shape {tuple(shape)}")
+                data = f.read(nbytes)
+                if len(data) != nbytes:
+                    raise _Bad(f"tensor `{_clip(key)}` is truncated", f"{len(data)} bytes", f"{nbytes} bytes")
+                array = np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
+                out[key] = array
+        for key in names:
+            out.setdefault(key, None)  # known names (for "did you mean"), not read
+    return out
+
+
+# ---- .safetensors ---------------------------------------------------------------------------------------
+
+_ST_FLOATS = {"F16": ("<f2", 2), "BF16": ("<u2", 2), "F32": ("<f4", 4), "F64": ("<f8", 8)}
+
+
+def _read_safetensors(np: Any, fh: BinaryIO, size: int, keys: list[str] | None) -> dict[str, Any]:
+    head = fh.read(8)
+    if len(head) != 8:
+        raise _Bad("the file is too short for a .safetensors header", f"{size} bytes", "at least 8 bytes")
+    (n,) = struct.unpack("<Q", head)
+    if n > size - 8 or n > MAX_HEADER_BYTES:
+        raise _Bad("the .safetensors header length is impossible", f"{n} bytes claimed, {size - 8} available",
+                   "a header inside the file")
+    try:
+        header = json.loads(fh.read(n).decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
+        raise _Bad("the .safetensors header is not valid JSON", _clip(type(err).__name__), "a JSON object") from None
+    if not isinstance(header, dict):
+        raise _Bad("the .safetensors header is not a JSON object", type(header).__name__, "a JSON object")
+    data_size = size - 8 - n
+    out: dict[str, Any] = {}
+    for key, meta in header.items():
+        if key == "__metadata__":
+            continue
+        out[key] = None
+        if keys is not None and key not in keys:
+            continue
+        if not isinstance(meta, dict) or not isinstance(meta.get("shape"), list) or not isinstance(
+                meta.get("data_offsets"), list) or len(meta["data_offsets"]) != 2:
+            raise _Bad(f"tensor `{_clip(key)}` has a corrupt entry in the header", _clip(str(meta)),
+                       "dtype, shape and data_offsets")
+        dtype = meta.get("dtype")
+        if dtype not in _ST_FLOATS:
+            raise _Bad(f"tensor `{_clip(key)}` has dtype {_clip(str(dtype))}", _clip(str(dtype)),
+                       "a floating-point tensor (F16, BF16, F32 or F64)", _FLOAT_HINT)
+        code, itemsize = _ST_FLOATS[dtype]
+        shape = tuple(meta["shape"])
+        if any(isinstance(s, bool) for s in shape):
+            raise _Bad(f"tensor `{_clip(key)}` has an invalid shape", _clip(str(shape)), "integer dimensions")
+        nbytes = _check_size(key, shape, itemsize)  # type: ignore[arg-type]
+        begin, end = meta["data_offsets"]
+        if not (isinstance(begin, int) and isinstance(end, int)) or isinstance(begin, bool) or isinstance(end, bool) \
+                or not 0 <= begin <= end <= data_size:
+            raise _Bad(f"tensor `{_clip(key)}` has offsets outside the file", _clip(f"[{begin}, {end}]"),
+                       f"offsets within the {data_size} data bytes")
+        if end - begin != nbytes:
+            raise _Bad(f"tensor `{_clip(key)}` has {end - begin} data bytes", f"{end - begin} bytes",
+                       f"{nbytes} bytes for shape {shape} and dtype {dtype}")
+        fh.seek(8 + n + begin)
+        raw = fh.read(nbytes)
+        if len(raw) != nbytes:
+            raise _Bad(f"tensor `{_clip(key)}` is truncated", f"{len(raw)} bytes", f"{nbytes} bytes")
+        array = np.frombuffer(raw, dtype=code).reshape(shape)
+        if dtype == "BF16":  # bfloat16 is the top half of a float32: exact
+            array = (array.astype(np.uint32) << 16).view(np.float32)
+        out[key] = array
+    return out
+
+
+# ---- PyTorch ------------------------------------------------------------------------------------------
+
+def _read_torch(np: Any, path: Path, fh: BinaryIO, size: int, keys: list[str] | None) -> dict[str, Any]:
+    try:
+        import torch
+    except ImportError:
+        raise SpecError("reading PyTorch state dicts needs torch", None, None, None,
+                        "pip install torch==2.13.0, or convert the file to .safetensors") from None
+    head = fh.read(4)
+    fh.seek(0)
+    if head == b"PK\x03\x04":  # the zip format: check the stored sizes before torch reads anything
+        with zipfile.ZipFile(fh) as zf:
+            total = sum(i.file_size for i in zf.infolist())
+            if total > MAX_TENSOR_BYTES + (64 << 20):
+                raise _Bad("the archive expands to too many bytes", f"{total} bytes", f"at most {MAX_TENSOR_BYTES}",
+                           "raise the cap with SYMABSORB_MAX_TENSOR_BYTES")
+        fh.seek(0)
+    try:
+        state = torch.load(fh, map_location="cpu", weights_only=True)
+    except Exception as err:
+        kind = type(err).__name__
+        refused = "Unpickl" in kind or "weights_only" in str(err)
+        raise _Bad("the PyTorch file was refused" if refused else "cannot read the PyTorch file", kind,
+                   "a state dict of tensors saved with torch.save (loaded with weights_only=True)",
+                   "the file holds Python objects that are not tensors; save only the state dict "
+                   "(torch.save(model.state_dict(), ...)) or convert to .safetensors" if refused else _REEXPORT) from None
+    if not isinstance(state, dict):
+        raise _Bad(f"`{path.name}` is not a state dict", type(state).__name__, "a dict of tensors")
+    out: dict[str, Any] = {}
+    accepted = {torch.float16, torch.bfloat16, torch.float32, torch.float64}
+    for key, value in state.items():
+        if not isinstance(key, str) or not isinstance(value, torch.Tensor):
+            continue
+        out[key] = None
+        if keys is not None and key not in keys:
+            continue
+        if value.layout != torch.strided:
+            raise _Bad(f"tensor `{_clip(key)}` is sparse ({value.layout})", str(value.layout), "a dense tensor",
+                       "convert it with tensor.to_dense() before saving")
+        if value.device.type == "meta":
+            raise _Bad(f"tensor `{_clip(key)}` is a meta tensor (it has no values)", "device meta",
+                       "a tensor with values", "save the materialized weights")
+        if value.dtype not in accepted:
+            raise _Bad(f"tensor `{_clip(key)}` has dtype {value.dtype}", str(value.dtype).replace("torch.", ""),
+                       "a floating-point tensor (float16, bfloat16, float32 or float64)", _FLOAT_HINT)
+        _check_size(key, tuple(value.shape), value.element_size())
+        out[key] = value.detach().to(torch.float64).contiguous().numpy()
+    return out
+
+
+# ---- the reader -----------------------------------------------------------------------------------------
+
+def read_tensors(path: Path, span: Span | None = None, keys: list[str] | None = None) -> dict[str, Any]:
+    """Tensors of the file as numpy arrays (those in ``keys`` only, when given; other names map to None)."""
+    from ..paths import open_regular
+
     np = _np()
     suffix = path.suffix.lower()
-    if not path.is_file():
-        raise SpecValueError(f"weights file `{path}` not found", span, f"`{path}`", "an existing file")
+    if suffix == ".npy":
+        raise SpecValueError(f"`{path.name}` holds a single array", span, "a .npy file",
+                             "a file with several named tensors (.npz or .safetensors)",
+                             "save W_up and W_down together: numpy.savez('layer.npz', W_up=..., W_down=...)")
+    if suffix not in (".npz", ".safetensors", ".pt", ".pth", ".bin"):
+        raise SpecValueError(f"unsupported weights file `{path.name}`", span, suffix or "no extension",
+                             ".npz, .safetensors, .pt, .pth or .bin")
     try:
-        if suffix == ".npz":
-            with np.load(path, allow_pickle=False) as data:
-                return {k: data[k] for k in data.files}
-        if suffix == ".npy":
-            raise SpecValueError(f"`{path.name}` holds a single array", span, "a .npy file",
-                                 "a file with several named tensors (.npz or .safetensors)",
-                                 "save W_up and W_down together: numpy.savez('layer.npz', W_up=..., W_down=...)")
-        if suffix == ".safetensors":
-            try:
-                from safetensors.numpy import load_file
-            except ImportError:
-                raise SpecError("reading .safetensors needs the `safetensors` package", span, None, None,
-                                "pip install 'symabsorb[weights]'") from None
-            return dict(load_file(str(path)))
-        if suffix in (".pt", ".pth", ".bin"):
-            try:
-                import torch
-            except ImportError:
-                raise SpecError("reading PyTorch state dicts needs torch", span, None, None,
-                                "pip install torch==2.13.0, or convert the file to .safetensors") from None
-            state = torch.load(str(path), map_location="cpu", weights_only=True)
-            if not isinstance(state, dict):
-                raise SpecValueError(f"`{path.name}` is not a state dict", span, type(state).__name__, "a dict of tensors")
-            return {k: v.detach().to(torch.float64).numpy() for k, v in state.items() if hasattr(v, "detach")}
+        with open_regular(path, span, "weights file", max_bytes=MAX_FILE_BYTES,
+                          hint="paths are relative to the spec file") as (fh, size):
+            if suffix == ".npz":
+                return _read_npz(np, fh, size, keys)
+            if suffix == ".safetensors":
+                return _read_safetensors(np, fh, size, keys)
+            return _read_torch(np, path, fh, size, keys)
     except SpecError:
         raise
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError, RuntimeError, KeyError) as err:
-        raise SpecValueError(f"cannot read weights file `{path}`: {type(err).__name__}: {err}".rstrip(": "), span,
-                             "a corrupt or truncated file", f"a valid {suffix} file",
-                             "re-export the weights; symabsorb never executes code from weight files") from None
-    raise SpecValueError(f"unsupported weights file `{path}`", span, suffix, ".npz, .safetensors, .pt, .pth or .bin")
+    except _Bad as bad:
+        raise SpecValueError(f"weights file `{path.name}`: {bad.summary}", span, bad.found, bad.expected,
+                             bad.hint) from None
+    except (OSError, ValueError, zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, RuntimeError, KeyError,
+            NotImplementedError, OverflowError, MemoryError, struct.error, TypeError, IndexError) as err:
+        raise SpecValueError(f"cannot read weights file `{path.name}`: {type(err).__name__}", span,
+                             f"a corrupt or truncated file ({type(err).__name__})", f"a valid {suffix} file",
+                             _REEXPORT) from None
 
 
 def _tensor(tensors: dict[str, Any], key: str, path: Path, span: Span | None, role: str) -> Any:
     if key not in tensors:
-        raise SpecValueError(f"`{path.name}` has no tensor `{key}` (for {role})", span, f"`{key}` missing",
+        raise SpecValueError(f"`{path.name}` has no tensor `{_clip(key)}` (for {role})", span, f"`{_clip(key)}` missing",
                              f"one of {len(tensors)} tensors in the file",
                              did_you_mean(key, tensors) or f"use `{role.split()[0]}:` to name the tensor")
     return tensors[key]
 
 
-def _checked(np: Any, array: Any, key: str, path: Path, span: Span | None) -> Any:
-    if array.dtype.kind not in "fiu":
-        raise SpecValueError(f"tensor `{key}` in `{path.name}` has dtype {array.dtype}", span, str(array.dtype),
-                             "a floating-point or integer tensor")
+def checked_matrix(array: Any, key: str, path: Path, span: Span | None) -> Any:
+    """A finite float matrix as float64 (exact conversion), or a positioned error."""
+    np = _np()
+    if array.dtype.kind != "f":
+        raise SpecValueError(f"tensor `{_clip(key)}` in `{path.name}` has dtype {array.dtype}", span, str(array.dtype),
+                             "a floating-point tensor", _FLOAT_HINT)
     if array.ndim != 2:
-        raise SpecValueError(f"tensor `{key}` in `{path.name}` has shape {tuple(array.shape)}", span,
+        raise SpecValueError(f"tensor `{_clip(key)}` in `{path.name}` has shape {tuple(array.shape)}", span,
                              f"{array.ndim} dimensions", "a matrix (2 dimensions)")
-    a = array.astype(np.float64)
+    if 0 in array.shape:
+        raise SpecValueError(f"tensor `{_clip(key)}` in `{path.name}` is empty (shape {tuple(array.shape)})", span,
+                             "no entries", "a matrix with at least one row and one column")
+    a = np.ascontiguousarray(array, dtype=np.float64)
     bad = ~np.isfinite(a)
     if bad.any():
         i, j = (int(x) for x in np.argwhere(bad)[0])
-        raise SpecValueError(f"tensor `{key}` in `{path.name}` has a non-finite entry at [{i}, {j}]", span,
+        raise SpecValueError(f"tensor `{_clip(key)}` in `{path.name}` has a non-finite entry at [{i}, {j}]", span,
                              str(a[i, j]), "finite numbers", f"{int(bad.sum())} entries are NaN or infinite")
     return a
 
@@ -107,26 +320,27 @@ def load_block_weights(decl: WeightsDecl, spec_dir: Path, gated: bool) -> Loaded
     """W_up, W_down (and W_gate) of one block, checked and in symabsorb's layout."""
     np = _np()
     path = spec_dir / decl.file
-    tensors = read_tensors(path, decl.span)
     prefix = decl.prefix or ""
     keys = (prefix + (decl.up_key or "W_up"), prefix + (decl.down_key or "W_down"),
             prefix + (decl.gate_key or "W_gate") if gated else None)
-    up = _checked(np, _tensor(tensors, keys[0], path, decl.span, "up: W_up"), keys[0], path, decl.span)
-    down = _checked(np, _tensor(tensors, keys[1], path, decl.span, "down: W_down"), keys[1], path, decl.span)
+    tensors = read_tensors(path, decl.span, [k for k in keys if k is not None])
+    up_raw = _tensor(tensors, keys[0], path, decl.span, "up: W_up")
+    up = checked_matrix(up_raw, keys[0], path, decl.span)
+    down = checked_matrix(_tensor(tensors, keys[1], path, decl.span, "down: W_down"), keys[1], path, decl.span)
     gate = None
     if keys[2] is not None:
-        gate = _checked(np, _tensor(tensors, keys[2], path, decl.span, "gate: W_gate"), keys[2], path, decl.span)
-    dtype = str(tensors[keys[0]].dtype)
+        gate = checked_matrix(_tensor(tensors, keys[2], path, decl.span, "gate: W_gate"), keys[2], path, decl.span)
+    dtype = str(up_raw.dtype)
     if decl.transpose:
-        up, down = up.T.copy(), down.T.copy()
-        gate = gate.T.copy() if gate is not None else None
+        up, down = np.ascontiguousarray(up.T), np.ascontiguousarray(down.T)
+        gate = np.ascontiguousarray(gate.T) if gate is not None else None
     m, d = up.shape
     if down.shape != (d, m):
-        raise SpecValueError(f"tensor `{keys[1]}` in `{path.name}` has shape {down.shape}", decl.span,
-                             f"{down.shape[0]} x {down.shape[1]}", f"{d} x {m} (dim x width, from `{keys[0]}`: {m} x {d})",
-                             "set `transpose: true` for in x out layouts")
+        raise SpecValueError(f"tensor `{_clip(keys[1])}` in `{path.name}` has shape {down.shape}", decl.span,
+                             f"{down.shape[0]} x {down.shape[1]}", f"{d} x {m} (dim x width, from `{_clip(keys[0])}`: "
+                             f"{m} x {d})", "set `transpose: true` for in x out layouts")
     if gate is not None and gate.shape != up.shape:
-        raise SpecValueError(f"tensor `{keys[2]}` in `{path.name}` has shape {gate.shape}", decl.span,
+        raise SpecValueError(f"tensor `{_clip(str(keys[2]))}` in `{path.name}` has shape {gate.shape}", decl.span,
                              str(gate.shape), str(up.shape))
     biases = tuple(sorted(k for k in tensors
                           if k.endswith("bias") and any(k[:-4] == key[: -len("weight")] for key in keys if key

@@ -1,0 +1,548 @@
+"""Deciding the index-set condition on float weights **exactly**, with a certificate anyone can re-check.
+
+Float weights are exact rationals (dyadic numbers), and the question "is there ``S`` with
+``W_down[:,S] W_up[S,:] = T``?" is asked about those rationals. Floats only *find* candidates
+(:mod:`.floatsearch`); a verdict rests on one of these certificates, each checked in exact integer
+arithmetic (:mod:`.exact`):
+
+``index-set``
+    ``S`` with ``Σ_{j∈S} a_j b_jᵀ = T`` (checked entry by entry, exactly).
+``separating``
+    a matrix ``Y`` (a sum of integer matrices times powers of two) with
+    ``⟨Y, T⟩ > Σ_j max(0, a_jᵀ Y b_j)`` or ``⟨Y, T⟩ < Σ_j min(0, a_jᵀ Y b_j)``. Proof that no ``S``
+    exists: if ``Σ_j c_j a_j b_jᵀ = T`` with ``c ∈ {0,1}^m``, then ``⟨Y, T⟩ = Σ_j c_j a_jᵀ Y b_j``, a
+    number between ``Σ_j min(0, ·)`` and ``Σ_j max(0, ·)``. It also bounds the distance:
+    ``‖Σ_{j∈S} a_j b_jᵀ − T‖_F ≥ margin / ‖Y‖_F`` for every ``S`` (Cauchy–Schwarz). See
+    ``docs/theorems.md`` ("Certificates for float weights").
+``exact-search``
+    small systems only: exact rational elimination and enumeration (:func:`.search.exact_search`),
+    re-checked by running it again.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import math
+import zlib
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from .exact import bilinear_diagonal, exact_product, primitive_row_keys
+from .floatsearch import FloatSearch, correction, float_search, separating_direction
+
+__all__ = [
+    "Certificate",
+    "CertificateError",
+    "ExactDecision",
+    "Target",
+    "check_certificate",
+    "decide_exactly",
+    "exact_nondegeneracy",
+]
+
+#: Bits of each integer limb of Y (|limb| < 2^Y_BITS).
+Y_BITS = 20
+#: Rounds of refinement of Y (each adds one limb).
+REFINE_ROUNDS = 3
+#: Largest d² · m for the exact rational fallback.
+EXACT_FALLBACK_SIZE = 60_000
+
+
+class CertificateError(Exception):
+    """A certificate that does not check: an internal error, never a verdict."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """The rational d x d target ``T``, stored by its nonzero entries (sorted)."""
+
+    size: int
+    entries: tuple[tuple[int, int, Fraction], ...]
+
+    @classmethod
+    def from_rows(cls, rows: list[list[Fraction]] | tuple[tuple[Fraction, ...], ...]) -> Target:
+        return cls(len(rows), tuple((i, k, Fraction(v)) for i, row in enumerate(rows) for k, v in enumerate(row) if v))
+
+    def rows(self) -> list[list[Fraction]]:
+        out = [[Fraction(0)] * self.size for _ in range(self.size)]
+        for i, k, v in self.entries:
+            out[i][k] = v
+        return out
+
+    def dense_float(self) -> Any:
+        np = _np()
+        t = np.zeros((self.size, self.size))
+        for i, k, v in self.entries:
+            t[i, k] = float(v)
+        return t
+
+
+@dataclass(frozen=True)
+class Certificate:
+    kind: str  # "index-set" | "separating" | "exact-search"
+    target: Target
+    index_set: tuple[int, ...] = ()
+    y_limbs: tuple[tuple[int, Any], ...] = ()  # Y = Σ 2^e · limb
+    inner: Fraction | None = None  # ⟨Y, T⟩
+    positive_sum: Fraction | None = None  # Σ_j max(0, a_jᵀ Y b_j)
+    negative_sum: Fraction | None = None  # Σ_j min(0, a_jᵀ Y b_j)
+    distance: float = 0.0  # certified lower bound on min_S ‖W_down[:,S] W_up[S,:] − T‖_F (rounded down)
+    method: str = ""
+    proof: str = ""
+    weights: dict[str, Any] = field(default_factory=dict)  # file, sha256, keys, transpose (filled by the caller)
+    nondegenerate: dict[str, Any] | None = None
+
+    @property
+    def found(self) -> bool:
+        return self.kind == "index-set"
+
+
+@dataclass(frozen=True)
+class ExactDecision:
+    found: bool | None  # True: S exists; False: proved none; None: undecided
+    certificate: Certificate | None
+    search: FloatSearch | None
+    reason: str  # why undecided, when found is None
+
+
+# ---- helpers --------------------------------------------------------------------------------------
+
+
+def _np() -> Any:
+    import numpy
+
+    return numpy
+
+
+def _inner(y_limbs: list[tuple[int, Any]], target: Target) -> Fraction:
+    total = Fraction(0)
+    nonzero = target.entries
+    for e, limb in y_limbs:
+        part = sum((int(limb[i, k]) * v for i, k, v in nonzero), Fraction(0))
+        total += part * (Fraction(2) ** e)
+    return total
+
+
+def _norm_squared(y_limbs: list[tuple[int, Any]]) -> Fraction:
+    np = _np()
+    if not y_limbs:
+        return Fraction(0)
+    low = min(e for e, _ in y_limbs)
+    acc = np.zeros(y_limbs[0][1].shape, dtype=object)
+    for e, limb in y_limbs:
+        acc = acc + limb.astype(object) * (1 << (e - low))
+    total = int((acc * acc).sum()) if acc.size else 0
+    return Fraction(total) * Fraction(2) ** (2 * low)
+
+
+def _sqrt_down(q: Fraction) -> float:
+    """A float ≤ √q."""
+    if q <= 0:
+        return 0.0
+    k = max(0, 64 - (q.numerator.bit_length() - q.denominator.bit_length()) // 2)
+    n = math.isqrt(q.numerator * 4**k // q.denominator)
+    lb = Fraction(n, 2**k)
+    try:
+        f = float(lb)
+    except OverflowError:
+        return 1.7976931348623157e308
+    while f > 0 and Fraction(f) > lb:
+        f = math.nextafter(f, 0.0)
+    return f
+
+
+def _limbs_from_float(y: Any, bits: int = Y_BITS) -> tuple[int, Any] | None:
+    """Round a float matrix to ``2^e · L`` with integer ``|L| ≤ 2^bits`` (a candidate: rounding is allowed)."""
+    np = _np()
+    big = float(np.abs(y).max(initial=0.0))
+    if not big or not math.isfinite(big):
+        return None
+    e = math.frexp(big)[1] - bits
+    limb = np.rint(np.ldexp(y, -e)).astype(np.int64)
+    return (e, limb) if limb.any() else None
+
+
+def _limbs_from_ints(values: list[list[int]], bits: int = Y_BITS) -> list[tuple[int, Any]]:
+    """An integer matrix (Python ints, any size) as limbs of ``bits`` bits."""
+    np = _np()
+    top = max((abs(v).bit_length() for row in values for v in row), default=0)
+    out = []
+    mask = (1 << bits) - 1
+    for p in range(max(1, -(-top // bits))):
+        limb = np.array([[(abs(v) >> (bits * p) & mask) * (1 if v >= 0 else -1) for v in row] for row in values],
+                        dtype=np.int64)
+        if limb.any():
+            out.append((bits * p, limb))
+    return out
+
+
+@dataclass(frozen=True)
+class _Evaluation:
+    inner: Fraction
+    y: list[Fraction]
+    positive: Fraction
+    negative: Fraction
+
+    @property
+    def upper_margin(self) -> Fraction:
+        return self.inner - self.positive
+
+    @property
+    def lower_margin(self) -> Fraction:
+        return self.negative - self.inner
+
+
+def _evaluate(w_up: Any, w_down: Any, target: Target, y_limbs: list[tuple[int, Any]]) -> _Evaluation:
+    y = bilinear_diagonal(w_down, w_up, y_limbs)
+    inner = _inner(y_limbs, target)
+    pos = sum((v for v in y if v > 0), Fraction(0))
+    neg = sum((v for v in y if v < 0), Fraction(0))
+    return _Evaluation(inner, y, pos, neg)
+
+
+def _index_set_holds(w_up: Any, w_down: Any, target: Target, s: tuple[int, ...]) -> bool:
+    x, e = exact_product(w_down, w_up, s)
+    scale = Fraction(2) ** e
+    want = {(i, k): v for i, k, v in target.entries}
+    nonzero = zip(*x.nonzero(), strict=True) if x.size else iter(())
+    if any((int(i), int(k)) not in want for i, k in nonzero):
+        return False
+    return all(int(x[i, k]) * scale == v for (i, k), v in want.items())
+
+
+def _safe_float(q: Fraction) -> float:
+    try:
+        return float(q)
+    except OverflowError:
+        return math.inf if q > 0 else -math.inf
+
+
+def _approx(q: Fraction) -> str:
+    """A short decimal rendering of a rational of any size."""
+    try:
+        return f"{float(q):.6g}"
+    except OverflowError:
+        digits = len(str(abs(q.numerator))) - len(str(q.denominator))
+        return f"{'-' if q < 0 else ''}~1e{digits}"
+
+
+def _frac_str(q: Fraction | None) -> str | None:
+    return None if q is None else (str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}")
+
+
+# ---- nondegeneracy, exactly -----------------------------------------------------------------------
+
+
+def exact_nondegeneracy(w_up: Any, w_down: Any) -> dict[str, Any]:
+    """Rows of W_up nonzero and pairwise non-collinear, columns of W_down nonzero: decided exactly.
+
+    Collinearity is equality of primitive integer vectors (rows scaled to integers exactly, divided
+    by their gcd, sign fixed): no rounding, no overflow whatever the size of the entries.
+    """
+    np = _np()
+    zero_rows = np.flatnonzero(~(w_up != 0).any(axis=1))
+    if len(zero_rows):
+        return {"holds": False, "reason": f"row {int(zero_rows[0])} of W_up is zero (exact)", "pair": None}
+    zero_cols = np.flatnonzero(~(w_down != 0).any(axis=0))
+    if len(zero_cols):
+        return {"holds": False, "reason": f"column {int(zero_cols[0])} of W_down is zero (exact)", "pair": None}
+    seen: dict[Any, int] = {}
+    for j, key in enumerate(primitive_row_keys(w_up)):
+        if key in seen:
+            return {"holds": False, "reason": f"rows {seen[key]} and {j} of W_up are collinear (exact: equal primitive "
+                    "integer directions)", "pair": [seen[key], j]}
+        seen[key] = j
+    return {"holds": True, "reason": f"rows of W_up nonzero and pairwise non-collinear ({len(seen)} distinct primitive "
+            "integer directions, compared exactly), columns of W_down nonzero", "pair": None}
+
+
+# ---- the decision ---------------------------------------------------------------------------------
+
+
+def _separating(w_up: Any, w_down: Any, target: Target, fs: FloatSearch) -> Certificate | None:
+    for mode in ("residual", "box-slack", "box"):
+        cert = _separating_attempt(w_up, w_down, target, fs, mode)
+        if cert is not None or fs.factor is None:
+            return cert
+    return None
+
+
+def _separating_attempt(w_up: Any, w_down: Any, target: Target, fs: FloatSearch,
+                        mode: str) -> Certificate | None:
+    np = _np()
+    y_float, w_hat = separating_direction(fs, target.dense_float(), mode)
+    first = _limbs_from_float(y_float)
+    if first is None:
+        return None
+    limbs = [first]
+    for rnd in range(REFINE_ROUNDS + 1):
+        ev = _evaluate(w_up, w_down, target, limbs)
+        if ev.upper_margin > 0 or ev.lower_margin > 0:
+            how = {"residual": "float least-squares residual", "box": "float residual plus box directions",
+                   "box-slack": "float residual plus box directions with slack"}[mode] + (f", refined {rnd}×" if rnd else "")
+            return _separating_certificate(target, limbs, ev, how)
+        if rnd == REFINE_ROUNDS or fs.factor is None:
+            return None
+        with np.errstate(all="ignore"):
+            y_hat = np.array([_safe_float(ev.y[j]) for j in fs.active]) / fs.unit_scale
+        if not np.isfinite(y_hat).all():
+            return None
+        fix = correction(fs, y_hat - w_hat)
+        if fix is None:
+            return None
+        extra = _limbs_from_float(fix)
+        if extra is None:
+            return None
+        limbs.append(extra)
+    return None
+
+
+def _separating_certificate(target: Target, limbs: list[tuple[int, Any]], ev: _Evaluation,
+                            how: str) -> Certificate:
+    margin = ev.upper_margin if ev.upper_margin > 0 else ev.lower_margin
+    norm2 = _norm_squared(limbs)
+    distance = _sqrt_down(margin * margin / norm2) if norm2 else 0.0
+    side = (f"⟨Y, T⟩ = {_approx(ev.inner)} > Σ_j max(0, a_jᵀYb_j) = {_approx(ev.positive)}" if ev.upper_margin > 0
+            else f"⟨Y, T⟩ = {_approx(ev.inner)} < Σ_j min(0, a_jᵀYb_j) = {_approx(ev.negative)}")
+    return Certificate("separating", target, (), tuple(limbs), ev.inner, ev.positive,
+                       ev.negative, distance, how + "; checked in exact integer arithmetic",
+                       f"a separating matrix Y ({how}) has {side}, checked exactly; no 0/1 combination of the "
+                       "rank-one terms a_j b_jᵀ can equal T")
+
+
+def _exact_residual(w_up: Any, w_down: Any, target: Target) -> list[list[Fraction]] | None:
+    """The exact least-squares residual ``T − Σ c_j a_j b_jᵀ`` (rational), for small systems."""
+    from .search import _backend, _pivot_rows
+
+    d, m = w_down.shape
+    a = [[Fraction(float(w_down[i, j])) for i in range(d)] for j in range(m)]
+    b = [[Fraction(float(w_up[j, k])) for k in range(d)] for j in range(m)]
+    dense = target.rows()
+    rhs = [dense[i][k] for i in range(d) for k in range(d)]
+    backend = _backend()
+    system, t_col, _ = backend.augmented([[a[j][i] * b[j][k] for j in range(m)] for i in range(d) for k in range(d)],
+                                         rhs)
+    at = backend.transpose(system)
+    normal, rank = backend.rref(backend.hstack(at * system, at * t_col))
+    rows, pivots = _pivot_rows(backend, normal, rank, m + 1)
+    c = [Fraction(0)] * m
+    for r, p in zip(rows, pivots, strict=True):
+        if p < m:
+            c[p] = r[m]
+    return [[dense[i][k] - sum((c[j] * a[j][i] * b[j][k] for j in range(m) if c[j]), Fraction(0)) for k in range(d)]
+            for i in range(d)]
+
+
+def _exact_fallback(w_up: Any, w_down: Any, target: Target) -> ExactDecision | None:
+    d, m = w_down.shape
+    if d * d * m > EXACT_FALLBACK_SIZE:
+        return None
+    residual = _exact_residual(w_up, w_down, target)
+    if residual is not None and any(v for row in residual for v in row):
+        den = 1
+        for row in residual:
+            for v in row:
+                den = den * v.denominator // math.gcd(den, v.denominator)
+        limbs = _limbs_from_ints([[int(v * den) for v in row] for row in residual])
+        ev = _evaluate(w_up, w_down, target, limbs)
+        if ev.upper_margin > 0:
+            return ExactDecision(False, _separating_certificate(target, limbs, ev, "exact rational least-squares "
+                                                                "residual"), None, "")
+    import sympy as sp
+
+    from .search import exact_search
+
+    result = exact_search(_sympy_matrix(w_up), _sympy_matrix(w_down), sp.Matrix(target.rows()))
+    if result.found:
+        s = result.index_set
+        if not _index_set_holds(w_up, w_down, target, s):
+            raise CertificateError(f"exact search returned S = {s}, which does not satisfy the condition")
+        return ExactDecision(True, Certificate("index-set", target, s, method=result.method,
+                                               proof=result.proof), None, "")
+    if result.found is False:
+        return ExactDecision(False, Certificate("exact-search", target, method=result.method,
+                                                proof=result.proof, distance=_sqrt_down(result.residual_squared)),
+                             None, "")
+    return ExactDecision(None, None, None, result.proof)
+
+
+def _sympy_matrix(x: Any) -> Any:
+    import sympy as sp
+
+    return sp.Matrix([[sp.Rational(Fraction(float(v)).numerator, Fraction(float(v)).denominator) for v in row]
+                      for row in x.tolist()])
+
+
+def decide_exactly(w_up: Any, w_down: Any, target: Target) -> ExactDecision:
+    """Is there ``S`` with ``W_down[:,S] W_up[S,:] = T`` for these (exact, rational) float weights?"""
+    np = _np()
+    w_up = np.asarray(w_up, dtype=np.float64)
+    w_down = np.asarray(w_down, dtype=np.float64)
+    t_float = target.dense_float()
+    fs = float_search(w_up, w_down, t_float)
+    t_norm = float(np.linalg.norm(t_float))
+    d, m = w_down.shape
+    small = d * d * m <= EXACT_FALLBACK_SIZE
+    if fs.recheck <= 1e-6 * t_norm or small or (t_norm == 0 and not fs.index_set):
+        if _index_set_holds(w_up, w_down, target, fs.index_set):
+            return ExactDecision(True, Certificate("index-set", target, fs.index_set,
+                                                   method=fs.method + "; checked in exact integer arithmetic",
+                                                   proof=f"S = {{{', '.join(map(str, fs.index_set))}}} (|S| = "
+                                                   f"{len(fs.index_set)}) satisfies W_down[:,S] W_up[S,:] = T exactly"),
+                                 fs, "")
+    cert = _separating(w_up, w_down, target, fs)
+    if cert is not None:
+        return ExactDecision(False, cert, fs, "")
+    fallback = _exact_fallback(w_up, w_down, target)
+    if fallback is not None:
+        return ExactDecision(fallback.found, fallback.certificate, fs, fallback.reason)
+    return ExactDecision(None, None, fs, "the float candidates gave no exactly checked certificate (no index set "
+                         "satisfied the condition exactly and no separating matrix was found), and the system is too "
+                         f"large for the exact rational search (d²·m = {d * d * m} > {EXACT_FALLBACK_SIZE})")
+
+
+# ---- checking a certificate (used by `symabsorb verify` and after every decision) ---------------------
+
+
+def check_certificate(cert: Certificate, w_up: Any, w_down: Any) -> str:
+    """Re-check ``cert`` against the weights from scratch; returns what was checked, raises CertificateError."""
+    np = _np()
+    w_up = np.asarray(w_up, dtype=np.float64)
+    w_down = np.asarray(w_down, dtype=np.float64)
+    target = cert.target
+    d, m = w_down.shape
+    if target.size != d or w_up.shape != (m, d) or any(not (0 <= i < d and 0 <= k < d) for i, k, _ in target.entries):
+        raise CertificateError(f"shapes do not match: W_up {w_up.shape}, W_down {w_down.shape}, T {target.size} x "
+                               f"{target.size}")
+    if cert.kind == "index-set":
+        if any(not 0 <= j < m for j in cert.index_set):
+            raise CertificateError("index set out of range")
+        if not _index_set_holds(w_up, w_down, target, tuple(cert.index_set)):
+            raise CertificateError("W_down[:,S] W_up[S,:] ≠ T for the certificate's S")
+        out = f"W_down[:,S] W_up[S,:] = T holds exactly for S of size {len(cert.index_set)}"
+    elif cert.kind == "separating":
+        for _, limb in cert.y_limbs:
+            if limb.shape != (d, d):
+                raise CertificateError("Y has the wrong shape")
+        ev = _evaluate(w_up, w_down, target, list(cert.y_limbs))
+        if not (ev.upper_margin > 0 or ev.lower_margin > 0):
+            raise CertificateError(f"⟨Y,T⟩ = {_approx(ev.inner)} lies in [{_approx(ev.negative)}, "
+                                   f"{_approx(ev.positive)}]: Y separates nothing")
+        for name, got, claimed in (("⟨Y,T⟩", ev.inner, cert.inner), ("Σ max(0, y_j)", ev.positive, cert.positive_sum),
+                                   ("Σ min(0, y_j)", ev.negative, cert.negative_sum)):
+            if claimed is not None and got != claimed:
+                raise CertificateError(f"{name} recomputed as {got}, the certificate says {claimed}")
+        norm2 = _norm_squared(list(cert.y_limbs))
+        margin = ev.upper_margin if ev.upper_margin > 0 else ev.lower_margin
+        if norm2 and Fraction(cert.distance) ** 2 * norm2 > margin * margin:
+            raise CertificateError(f"the claimed distance {cert.distance} exceeds margin/‖Y‖_F")
+        out = (f"⟨Y,T⟩ = {_approx(ev.inner)} outside [Σ min(0,y_j), Σ max(0,y_j)] = [{_approx(ev.negative)}, "
+               f"{_approx(ev.positive)}] (exact); distance ≥ {cert.distance:.6g} confirmed")
+    elif cert.kind == "exact-search":
+        if d * d * m > EXACT_FALLBACK_SIZE:
+            raise CertificateError("exact-search certificates are only accepted for small systems")
+        import sympy as sp
+
+        from .search import exact_search
+
+        result = exact_search(_sympy_matrix(w_up), _sympy_matrix(w_down), sp.Matrix(target.rows()))
+        if result.found is not False:
+            raise CertificateError("the exact search, run again, does not prove that no index set exists")
+        out = "exact rational search re-run: " + result.proof
+    else:
+        raise CertificateError(f"unknown certificate kind `{cert.kind}`")
+    if cert.nondegenerate is not None:
+        again = exact_nondegeneracy(w_up, w_down)
+        if again["holds"] != cert.nondegenerate.get("holds"):
+            raise CertificateError(f"nondegeneracy recomputed as {again['holds']}: {again['reason']}")
+        out += "; nondegeneracy " + ("holds" if again["holds"] else "fails") + " (exact)"
+    return out
+
+
+# ---- JSON ---------------------------------------------------------------------------------------------
+
+
+def _pack(limb: Any) -> dict[str, Any]:
+    np = _np()
+    arr = np.ascontiguousarray(limb, dtype="<i4")
+    return {"shape": list(arr.shape), "dtype": "int32-le", "encoding": "zlib+base64",
+            "data": base64.b64encode(zlib.compress(arr.tobytes(), 9)).decode("ascii")}
+
+
+def _unpack(obj: dict[str, Any]) -> Any:
+    np = _np()
+    shape = tuple(int(x) for x in obj["shape"])
+    if obj.get("dtype") != "int32-le" or obj.get("encoding") != "zlib+base64" or len(shape) != 2:
+        raise CertificateError("unsupported limb encoding")
+    n = shape[0] * shape[1]
+    raw = zlib.decompressobj().decompress(base64.b64decode(obj["data"], validate=True), 4 * n + 1)
+    if len(raw) != 4 * n:
+        raise CertificateError("limb data has the wrong length")
+    return np.frombuffer(raw, dtype="<i4").astype(np.int64).reshape(shape)
+
+
+def certificate_to_dict(cert: Certificate) -> dict[str, Any]:
+    d = cert.target.size
+    entries = [[i, k, _frac_str(v)] for i, k, v in cert.target.entries]
+    out: dict[str, Any] = {
+        "kind": cert.kind,
+        "claim": ("W_down[:,S] W_up[S,:] = T" if cert.kind == "index-set"
+                  else "no S ⊆ {0..m-1} has W_down[:,S] W_up[S,:] = T"),
+        "target": {"rows": d, "cols": d, "nonzero": entries},
+        "index_set": list(cert.index_set),
+        "Y": None if not cert.y_limbs else {"sum_of": [{"exp": e, **_pack(limb)} for e, limb in cert.y_limbs],
+                                            "meaning": "Y = Σ 2^exp · limb (limbs are integer matrices)"},
+        "inner": _frac_str(cert.inner),
+        "positive_sum": _frac_str(cert.positive_sum),
+        "negative_sum": _frac_str(cert.negative_sum),
+        "distance_lower_bound": cert.distance,
+        "method": cert.method,
+        "proof": cert.proof,
+        "nondegenerate": cert.nondegenerate,
+        "weights": cert.weights,
+    }
+    return out
+
+
+def _frac(text: Any) -> Fraction:
+    if not isinstance(text, str | int) or (isinstance(text, str) and len(text) > 10_000):
+        raise CertificateError(f"not a rational: {str(text)[:40]!r}")
+    try:
+        return Fraction(text)
+    except (ValueError, ZeroDivisionError) as err:
+        raise CertificateError(f"not a rational: {str(text)[:40]!r}") from err
+
+
+def certificate_from_dict(data: dict[str, Any]) -> Certificate:
+    try:
+        t = data["target"]
+        d = int(t["rows"])
+        if not 0 <= d <= 100_000 or int(t["cols"]) != d:
+            raise CertificateError("bad target shape")
+        cells = {}
+        for i, k, v in t["nonzero"]:
+            if not (0 <= int(i) < d and 0 <= int(k) < d):
+                raise CertificateError("target entry out of range")
+            q = _frac(v)
+            if q:
+                cells[(int(i), int(k))] = q
+        target = Target(d, tuple((i, k, v) for (i, k), v in sorted(cells.items())))
+        limbs = tuple((int(x["exp"]), _unpack(x)) for x in (data["Y"] or {}).get("sum_of", []))
+        opt = {name: (_frac(data[name]) if data.get(name) is not None else None)
+               for name in ("inner", "positive_sum", "negative_sum")}
+        return Certificate(str(data["kind"]), target, tuple(int(j) for j in data["index_set"]),
+                           limbs, opt["inner"], opt["positive_sum"], opt["negative_sum"],
+                           float(data.get("distance_lower_bound") or 0.0), str(data.get("method", "")),
+                           str(data.get("proof", "")), dict(data.get("weights") or {}), data.get("nondegenerate"))
+    except (KeyError, TypeError, ValueError, IndexError, zlib.error) as err:
+        raise CertificateError(f"malformed certificate: {type(err).__name__}: {err}") from err
+
+
+def file_digest(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()

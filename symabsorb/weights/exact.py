@@ -1,0 +1,230 @@
+"""Exact arithmetic on float weights: every float is a dyadic rational, and we compute with it as one.
+
+A float array ``X`` (float16, bfloat16, float32 or float64: each converts to float64 exactly) is an
+integer array times a power of two. :func:`dyadic` writes it as ``X = 2^exp · Σ_p 2^(bits·p) X_p``
+with *limbs* ``X_p``: int64 arrays with ``|X_p| < 2^bits`` (each limb carries the sign of its entry).
+
+Products of limbs are computed with float64 BLAS, which is exact here: every input, every product and
+every partial sum is an integer of magnitude below ``2^50`` (the sizes are chosen so: ``n · 2^(a+b) ≤
+2^50`` for an inner dimension ``n`` and limbs of ``a`` and ``b`` bits), and an IEEE-754 operation whose
+exact result is representable returns it, whatever the order of summation or the use of FMA. Row-wise
+dot products are done in int64 with ``n · 2^(a+b) ≤ 2^62``. The limb results are then combined in
+Python integers. So every function here returns the exact value; nothing is rounded.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+__all__ = [
+    "Dyadic",
+    "bilinear_diagonal",
+    "dyadic",
+    "exact_product",
+    "frac_matrix",
+    "integer_rows",
+    "primitive_row_keys",
+]
+
+#: Exactness bound for float64 BLAS on integer data (2^53 minus a safety factor of 8).
+FLOAT_EXACT_BITS = 50
+#: Exactness bound for int64 sums of products.
+INT_EXACT_BITS = 62
+
+
+def _np() -> Any:
+    import numpy
+
+    return numpy
+
+
+@dataclass(frozen=True)
+class Dyadic:
+    """``value = 2^exp · Σ_p 2^(bits·p) · limbs[p]`` exactly; each limb is int64 with ``|limb| < 2^bits``."""
+
+    exp: int
+    bits: int
+    limbs: tuple[Any, ...]
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.limbs[0].shape)
+
+    def integers(self) -> Any:
+        """The integer array ``Σ_p 2^(bits·p) limbs[p]`` as Python ints (numpy object array)."""
+        np = _np()
+        acc = np.zeros(self.shape, dtype=object)
+        for p, limb in enumerate(self.limbs):
+            acc = acc + limb.astype(object) * (1 << (self.bits * p))
+        return acc
+
+
+def _odd_parts(x: Any) -> tuple[Any, Any, Any]:
+    """``x = sign · odd · 2^f`` elementwise (odd = 0 where x = 0): int64 sign, odd, f."""
+    np = _np()
+    x = np.asarray(x, dtype=np.float64)
+    mant, ex = np.frexp(x)
+    m = (mant * 9007199254740992.0).astype(np.int64)  # mant * 2^53: an exact integer, |m| < 2^53
+    e = ex.astype(np.int64) - 53
+    am = np.abs(m)
+    low = am & (-am)  # lowest set bit (0 for 0)
+    tz = np.where(am > 0, np.frexp(low.astype(np.float64))[1].astype(np.int64) - 1, 0)
+    odd = am >> tz
+    return np.sign(m).astype(np.int64), odd, e + tz
+
+
+def dyadic(x: Any, bits: int) -> Dyadic:
+    """The exact limb form of a float array (every entry finite)."""
+    np = _np()
+    if not 1 <= bits <= 62:
+        raise ValueError("limb size must be 1..62 bits")
+    sign, odd, f = _odd_parts(x)
+    nz = odd > 0
+    if not nz.any():
+        return Dyadic(0, bits, (np.zeros(odd.shape, dtype=np.int64),))
+    low = int(f[nz].min())
+    top = int((np.frexp(odd[nz].astype(np.float64))[1].astype(np.int64) + f[nz] - low).max())  # bit length
+    count = max(1, -(-top // bits))
+    shift0 = np.where(nz, f - low, 0)
+    uodd = odd.astype(np.uint64)
+    mask = np.uint64((1 << bits) - 1)
+    limbs = []
+    for p in range(count):
+        sh = shift0 - bits * p
+        left = np.clip(sh, 0, bits).astype(np.uint64)
+        right = np.clip(-sh, 0, 63).astype(np.uint64)
+        limb = (((uodd << left) >> right) & mask).astype(np.int64) * sign
+        limbs.append(limb)
+    return Dyadic(low, bits, tuple(limbs))
+
+
+def _limb_bits(inner: int, other_bits: int, budget: int) -> int:
+    """Largest limb size ``a`` with ``inner · 2^(a + other_bits) ≤ 2^budget``."""
+    a = budget - other_bits - max(1, math.ceil(math.log2(max(inner, 2))))
+    if a < 1:
+        raise ValueError(f"inner dimension {inner} too large for exact limb arithmetic")
+    return a
+
+
+def _split_int64(x: Any, bits: int) -> list[Any]:
+    """Signed limbs of an int64 array: ``x = Σ_p 2^(bits·p) limb_p``, ``|limb_p| < 2^bits``."""
+    np = _np()
+    sign = np.sign(x)
+    ax = np.abs(x)
+    mask = (1 << bits) - 1
+    out = []
+    top = int(ax.max()).bit_length() if ax.size else 0
+    for p in range(max(1, -(-top // bits))):
+        out.append(((ax >> (bits * p)) & mask) * sign)
+    return out
+
+
+def bilinear_diagonal(w_down: Any, w_up: Any, y_limbs: list[tuple[int, Any]]) -> list[Fraction]:
+    """``y_j = a_jᵀ Y b_j`` exactly for every unit ``j`` (``a_j = W_down[:,j]``, ``b_j = W_up[j,:]``).
+
+    ``Y = Σ_l 2^(e_l) Y_l`` with integer arrays ``Y_l`` (``|Y_l| < 2^31``) given as ``(e_l, Y_l)``.
+    """
+    np = _np()
+    d, m = w_down.shape
+    acc = np.zeros(m, dtype=object)
+    u_bits = 26
+    u = dyadic(w_up, u_bits)
+    p_bits = _limb_bits(d, u_bits, INT_EXACT_BITS)
+    for e_l, y_l in y_limbs:
+        y_l = np.asarray(y_l, dtype=np.int64)
+        if y_l.size == 0 or not y_l.any():
+            continue
+        yb = max(1, int(np.abs(y_l).max()).bit_length())
+        down = dyadic(w_down, _limb_bits(d, yb, FLOAT_EXACT_BITS))
+        y_f = y_l.astype(np.float64)
+        part = np.zeros(m, dtype=object)
+        for p, dl in enumerate(down.limbs):
+            prod = dl.T.astype(np.float64) @ y_f  # m x d, exact (integers below 2^50)
+            pint = prod.astype(np.int64)
+            for q, pl in enumerate(_split_int64(pint, p_bits)):
+                for r, ul in enumerate(u.limbs):
+                    dots = np.einsum("jk,jk->j", pl, ul)  # int64, exact (below 2^62)
+                    part = part + dots.astype(object) * (1 << (down.bits * p + p_bits * q + u.bits * r))
+        scale = e_l + down.exp + u.exp
+        acc = acc + (part * (1 << scale) if scale >= 0 else np.array([Fraction(int(v), 1 << -scale) for v in part],
+                                                                      dtype=object))
+    return [Fraction(v) for v in acc]
+
+
+def exact_product(w_down: Any, w_up: Any, index_set: tuple[int, ...]) -> tuple[Any, int]:
+    """``W_down[:,S] W_up[S,:] = 2^exp · X`` exactly: returns (X as a Python-int object array, exp)."""
+    np = _np()
+    d = w_down.shape[0]
+    s = list(index_set)
+    if not s:
+        return np.zeros((d, w_up.shape[1]), dtype=object), 0
+    half = (FLOAT_EXACT_BITS - max(1, math.ceil(math.log2(max(len(s), 2))))) // 2
+    if half < 1:
+        raise ValueError("index set too large for exact limb arithmetic")
+    a = dyadic(w_down[:, s], half)
+    b = dyadic(w_up[s, :], half)
+    acc = np.zeros((d, w_up.shape[1]), dtype=object)
+    for p, al in enumerate(a.limbs):
+        af = al.astype(np.float64)
+        for q, bl in enumerate(b.limbs):
+            prod = (af @ bl.astype(np.float64)).astype(np.int64)
+            acc = acc + prod.astype(object) * (1 << (half * (p + q)))
+    return acc, a.exp + b.exp
+
+
+def frac_matrix(x: Any) -> list[list[Fraction]]:
+    """A float matrix as exact Fractions (slow; for small matrices and tests)."""
+    return [[Fraction(float(v)) for v in row] for row in x.tolist()]
+
+
+def integer_rows(x: Any) -> tuple[list[list[int]] | Any, bool]:
+    """Each row of a float matrix scaled by its own power of two to integers (exact).
+
+    Returns (rows, as_int64): an int64 array when every row fits in 62 bits, else lists of Python ints.
+    """
+    np = _np()
+    sign, odd, f = _odd_parts(x)
+    nz = odd > 0
+    big = np.iinfo(np.int64).max
+    low = np.where(nz, f, big).min(axis=1, keepdims=True)
+    low = np.where(low == big, 0, low)
+    shift = np.where(nz, f - low, 0)
+    bitlen = np.where(nz, np.frexp(odd.astype(np.float64))[1].astype(np.int64), 0)
+    if int((bitlen + shift).max(initial=0)) <= INT_EXACT_BITS:
+        return (odd << shift) * sign, True
+    rows = [[int(s) * (int(o) << int(t)) for s, o, t in zip(sr, orow, trow, strict=True)]
+            for sr, orow, trow in zip(sign.tolist(), odd.tolist(), shift.tolist(), strict=True)]
+    return rows, False
+
+
+def primitive_row_keys(x: Any) -> list[bytes | tuple[int, ...]]:
+    """For each row, a key equal for two nonzero rows exactly when they are collinear.
+
+    The key is the primitive integer vector on the row's line whose first nonzero entry is positive
+    (rows scaled to integers exactly, divided by the gcd of their entries): two nonzero vectors are
+    collinear iff these vectors are equal. A zero row gets the all-zero key.
+    """
+    np = _np()
+    rows, fits = integer_rows(x)
+    if fits:
+        g = np.gcd.reduce(np.abs(rows), axis=1)
+        g = np.where(g == 0, 1, g)
+        prim = rows // g[:, None]
+        first = np.argmax(prim != 0, axis=1)
+        lead = np.sign(prim[np.arange(prim.shape[0]), first])
+        lead = np.where(lead == 0, 1, lead)
+        prim = prim * lead[:, None]
+        return [bytes(r.tobytes()) for r in prim]
+    keys: list[bytes | tuple[int, ...]] = []
+    for row in rows:
+        g = 0
+        for v in row:
+            g = math.gcd(g, v)
+        g = g or 1
+        prim = [v // g for v in row]
+        lead = next((v for v in prim if v), 1)
+        keys.append(tuple(v if lead > 0 else -v for v in prim))
+    return keys
