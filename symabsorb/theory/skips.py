@@ -135,6 +135,16 @@ def target_plain(skip: Skip, c: sp.Expr) -> str:
     return text if skip.kind == "matrix" else f"{text} ⊗ I_d"
 
 
+def _doubly_stochastic(skip: Skip) -> bool:
+    """``M = A ⊗ I_d`` (or ``M = A``) with ``A`` exactly doubly stochastic: entries ≥ 0, rows and columns sum to 1."""
+    if skip.kind not in ("hyper", "matrix") or skip.matrix is None:
+        return skip.kind == "identity"
+    a = skip.matrix
+    if a.rows != a.cols or not all(x.is_Rational and x >= 0 for x in a):
+        return False
+    return all(sum(a.row(i)) == 1 for i in range(a.rows)) and all(sum(a.col(j)) == 1 for j in range(a.cols))
+
+
 def stack_skip_product_nonzero(stack: Stack) -> tuple[bool | None, str]:
     """Whether ``M_L ⋯ M_1 ≠ 0``, with the reason."""
     invertible = [skip_invertible(b.skip) for b in stack.blocks]
@@ -142,6 +152,9 @@ def stack_skip_product_nonzero(stack: Stack) -> tuple[bool | None, str]:
         return True, "every skip is invertible, so their product is invertible, hence nonzero"
     if any(skip_is_zero(b.skip) for b in stack.blocks):
         return False, "a skip is zero, so the product is zero"
+    if all(_doubly_stochastic(b.skip) for b in stack.blocks):
+        return True, ("every skip is A ⊗ I_d with A doubly stochastic (an mHC mix); products of doubly stochastic "
+                      "matrices are doubly stochastic, hence nonzero [L-mhc-product]")
     if not isinstance(stack.repeat, int):
         return None, "a skip is singular and the depth is symbolic"
     mats = [skip_matrix(b) for b in stack.blocks]
