@@ -473,6 +473,13 @@ def build_parser() -> argparse.ArgumentParser:
     _budget(from_absorb)
     from_absorb.set_defaults(func=cmd_absorb)
 
+    ve = sub.add_parser("verify", help="re-check the certificates of a JSON report against the weight files")
+    ve.add_argument("report", help="a report written by `symabsorb prove --format json`")
+    ve.add_argument("--weights-dir", metavar="DIR", help="where the weight files are (default: the directory of the "
+                    "spec recorded in the report)")
+    _budget(ve)
+    ve.set_defaults(func=cmd_verify)
+
     ex = sub.add_parser("explore", help="map the spaces of a spec: classify every expression, conjectures with "
                         "evidence, the atlas (Dask)", epilog=EPILOG)
     ex.add_argument("spec", help="a .absorb file with `space` declarations")
@@ -697,6 +704,22 @@ def cmd_absorb(args: argparse.Namespace) -> int:
         write_output(Path(args.output), lambda tmp: write_witness(tmp, witness), protect=_inputs(args.spec, spec))
         print(f"\nwrote the residual-free weights to {args.output}")
     return EXIT_OK
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    """Exact re-check of every certificate; trusts only the certificate and the weight files."""
+    from .weights.verify import verify_report
+
+    results = verify_report(Path(args.report), Path(args.weights_dir) if args.weights_dir else None)
+    if not results:
+        print(f"{args.report}: no certificates to check (only decisions on weight files carry one)")
+        return EXIT_OK
+    for r in results:
+        print(f"{'OK    ' if r.ok else 'FAILED'} {r.query} ({r.verdict}): {r.detail}")
+    failed = sum(1 for r in results if not r.ok)
+    print(f"{len(results) - failed} of {len(results)} certificates checked exactly"
+          + (f"; {failed} FAILED" if failed else ""))
+    return EXIT_OK if not failed else EXIT_NEGATIVE
 
 
 def main(argv: Sequence[str] | None = None) -> int:
