@@ -13,6 +13,7 @@ from ..model.activation import Activation, AnyActivation, GatedActivation
 from ..model.functions import Z
 from .at_zero import AtZeroFact, at_zero_fact
 from .budget import DEFAULT_BUDGET, BudgetExhausted, Timeout, fact_budget, time_budget
+from .continuity import ContinuityFact, continuity_fact
 from .facts import Evidence, Stage, Step, label, proved, refuted, unknown
 from .gate import GateFact, gate_fact
 from .growth import GrowthFact, growth_fact
@@ -22,7 +23,7 @@ from .parity import ParityFact, parity_fact
 from .piecewise import piecewise_form
 from .polynomial import PolynomialFact, polynomial_fact
 from .series import SeriesFact, series_fact
-from .symmetry import ContinuityFact, SymmetryFact, continuity_fact, symmetry_fact
+from .symmetry import SymmetryFact, symmetry_fact
 
 __all__ = ["DEFAULT_ORDER", "ActivationFacts", "analyze", "analyze_expr", "identical", "linear_constant"]
 
@@ -86,7 +87,7 @@ def analyze_expr(expr: sp.Expr, gated: bool = False, order: int = DEFAULT_ORDER,
     poly = _timed(lambda: polynomial_fact(expr), lambda r: PolynomialFact(unknown(r), None, None), budget)
     gate = (_timed(lambda: gate_fact(expr), lambda r: GateFact(unknown(r), None, None, None), budget)
             if gated else None)
-    cont = _timed(lambda: continuity_fact(expr), lambda r: ContinuityFact(unknown(r), None), budget)
+    cont = _timed(lambda: continuity_fact(expr), lambda r: ContinuityFact(unknown(r), (), ()), budget)
     sym = (SymmetryFact(unknown("Sym(σ) is a fact about ungated activations"), None, ()) if gated else
            _timed(lambda: symmetry_fact(expr), lambda r: SymmetryFact(unknown(r), None, ()), budget))
     return parity, at0, series, homog, growth, poly, gate, cont, sym

@@ -34,18 +34,10 @@ from .piecewise import PiecewiseForm, piecewise_form
 from .polynomial import polynomial_fact
 from .structure import analytic_at, analytic_on_reals, locally_bounded
 
-__all__ = ["ContinuityFact", "SymCandidate", "SymmetryFact", "continuity_fact", "degree_bound", "symmetry_fact"]
+__all__ = ["SymCandidate", "SymmetryFact", "degree_bound", "symmetry_fact"]
 
 #: How many Taylor coefficients past the degree bound are inspected.
 EXTRA_ORDERS = 6
-
-
-@dataclass(frozen=True)
-class ContinuityFact:
-    """Whether σ is continuous on all of R (Lemma R needs it)."""
-
-    evidence: Evidence
-    continuous: bool | None
 
 
 @dataclass(frozen=True)
@@ -138,32 +130,7 @@ class SymmetryFact:
         return r
 
 
-# ---- continuity and the degree bound ------------------------------------------------------------
-
-
-@functools.lru_cache(maxsize=512)
-def continuity_fact(expr: sp.Expr) -> ContinuityFact:
-    """σ continuous on R: every piece analytic on R (hence continuous on its interval) and, at every
-    breakpoint, both pieces' values equal σ's own value there (exact)."""
-    form = piecewise_form(expr)
-    if form is None:
-        return ContinuityFact(unknown("the case splits of σ could not be decided exactly"), None)
-    bad = [p for p in form.pieces if not analytic_on_reals(p.expr)]
-    if bad:
-        return ContinuityFact(unknown(f"the piece {sp.sstr(bad[0].expr)} is not shown analytic on R"), None)
-    steps = [Step("every piece of σ is built from functions analytic on R",
-                  sp.Tuple(*[p.expr for p in form.pieces]))]
-    for b in form.breakpoints:
-        value = simplified(expr.xreplace({Z: b}))
-        left, right = form.left_of(b), form.right_of(b)
-        gaps = [simplified(p.expr.xreplace({Z: b}) - value) for p in (left, right)]
-        if not all(g == 0 for g in gaps):
-            if any(exact_sign(g) not in (0, None) for g in gaps):
-                return ContinuityFact(Evidence(Status.REFUTED, Stage.SYMBOLIC, (*steps, Step(
-                    f"σ jumps at z = {sp.sstr(b)}", sp.Tuple(*gaps)))), False)
-            return ContinuityFact(unknown(f"continuity at z = {sp.sstr(b)} could not be decided", *steps), None)
-        steps.append(Step(f"at z = {sp.sstr(b)} both one-sided limits equal σ({sp.sstr(b)})", value))
-    return ContinuityFact(proved(Stage.SYMBOLIC, *steps), True)
+# ---- the degree bound ------------------------------------------------------------
 
 
 _BOUNDED = (sp.tanh, sp.erf, sp.sin, sp.cos, sp.atan, sp.sign, sp.Heaviside)
