@@ -143,3 +143,10 @@ def test_api_page_is_under_a_page_and_its_examples_run() -> None:
             exec(compile(block, "docs/api.md", "exec"), namespace)  # the page's own examples, not user input
     finally:
         os.chdir(cwd)
+
+
+def test_parameter_constraint_proves_the_constant_nonzero() -> None:
+    # c = (a + 1)/2 is the odd-part constant; a > -1 makes it positive, a > -2 leaves c = 0 possible
+    body = "activation lk(z; a {}) = if z >= 0 then z else a*z\nclassify lk\n"
+    assert symabsorb.prove(body.format("> -1")).verdicts == {"classify lk": "conditional"}
+    assert symabsorb.prove(body.format("> -2")).verdicts == {"classify lk": "open"}

@@ -237,9 +237,17 @@ def _even(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
                    evidence=(("parity", par.symmetry_evidence),))
 
 
-def _nonzero_or_unknown(check: HypothesisCheck, value: Any, what: str) -> HypothesisCheck:
-    """A proved check whose constant is not *proved* nonzero (a free parameter) becomes unknown."""
-    if check.status is HypStatus.PROVED and value is not None and value.is_nonzero is not True:
+def _params(s: Subject) -> tuple[Any, ...]:
+    """The symbolic parameters (with their constraints) of the subject's activation."""
+    act = s.the_block.activation
+    return tuple(act.gate.params if isinstance(act, GatedActivation) else act.params)
+
+
+def _nonzero_or_unknown(check: HypothesisCheck, value: Any, what: str, params: tuple[Any, ...] = ()) -> HypothesisCheck:
+    """A proved check whose constant is not *proved* nonzero (a free parameter) becomes unknown;
+    the parameters' constraints are used (``a > -1`` proves ``c = (a+1)/2 ≠ 0``)."""
+    if check.status is HypStatus.PROVED and value is not None and \
+            _within_constraints(value, params).is_nonzero is not True:
         return HypothesisCheck(check.name, HypStatus.UNKNOWN, check.statement, check.evidence, check.bindings,
                                reason=f"{what} = {sp.sstr(value)} is not proved nonzero")
     return check
@@ -259,7 +267,7 @@ def _odd_linear(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     if check.status is HypStatus.REFUTED:
         return HypothesisCheck(check.name, check.status, statement, check.evidence, check.bindings,
                                reason="the odd part of σ is not c·z")
-    return _nonzero_or_unknown(check, c, "c")
+    return _nonzero_or_unknown(check, c, "c", _params(s))
 
 
 @hypothesis("gate_flip")
@@ -276,7 +284,7 @@ def _gate_flip(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     if check.status is HypStatus.REFUTED:
         return HypothesisCheck(check.name, check.status, statement, check.evidence, reason="g(z) + g(−z) is not "
                                "constant")
-    return _nonzero_or_unknown(check, g0, "g(0)")
+    return _nonzero_or_unknown(check, g0, "g(0)", _params(s))
 
 
 @hypothesis("same_function")
@@ -305,7 +313,7 @@ def _linear(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     check = from_evidence("linear_activation", statement, "linearity", ev, {"c": c})
     if check.status is HypStatus.REFUTED:
         return HypothesisCheck(check.name, check.status, statement, check.evidence, reason="σ is not linear")
-    return _nonzero_or_unknown(check, c, "c")
+    return _nonzero_or_unknown(check, c, "c", _params(s))
 
 
 @hypothesis("nonpolynomial")
@@ -454,4 +462,4 @@ def _linear_block(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
                           "linearity", ev, {"c": c})
     if check.status is HypStatus.REFUTED:
         return HypothesisCheck(check.name, check.status, check.statement, check.evidence, reason="σ is not linear")
-    return _nonzero_or_unknown(check, c, "c")
+    return _nonzero_or_unknown(check, c, "c", _params(s))
