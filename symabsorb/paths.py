@@ -110,7 +110,8 @@ def open_regular(path: Path, span: Span | None = None, what: str = "file",
                              f"a regular {what}", "only regular files are read")
         if info.st_size > cap:
             name = "input-bytes"
-            raise InputError(f"{what} {shown} is too large ({info.st_size} bytes)", span, f"{info.st_size} bytes",
+            raise InputError(f"{what} {shown} is too large ({info.st_size} bytes)",
+                             span or Span(str(path), 1, 1, 1, 1), f"{info.st_size} bytes",
                              f"at most {cap} bytes", f"the limit `{name}` is {cap}; raise it with `--limit {name}=N`")
         os.set_blocking(fd, True)
         fh = os.fdopen(fd, "rb")

@@ -59,7 +59,8 @@ def load_modules(path: str | Path, text: str | None = None) -> tuple[s.Module, .
         if source is None:
             source = read_source(file, via.span if via else None, "imported file" if via else "spec file")
         elif len(source.encode("utf-8")) > limits.input_bytes:
-            raise SpecLimitError(f"the spec is too large ({len(source.encode('utf-8'))} bytes)", None,
+            raise SpecLimitError(f"the spec is too large ({len(source.encode('utf-8'))} bytes)",
+                                 Span(str(file), 1, 1, 1, 1),
                                  f"{len(source.encode('utf-8'))} bytes", f"at most {limits.input_bytes} bytes",
                                  limits.hint("input_bytes"))
         module = parse_text(source, str(file))

@@ -44,6 +44,9 @@ _NOT_FINITE = {"nan", "NaN", "inf", "Inf", "infinity", "Infinity", "oo", "zoo"}
 #: parameter `z` would silently become it), and the non-finite names are errors wherever they appear.
 RESERVED_PARAMETERS = frozenset({"z", *_NOT_FINITE})
 _LOG2_10 = 3.3219280948873626
+#: Inline weights stay where float64 arithmetic (the searches' first guess) keeps its squares finite.
+_HUGE_WEIGHT = sp.Integer(10) ** 100
+_TINY_WEIGHT = sp.Rational(1, 10**100)
 
 
 def _short(node: s.Expr, n: int = 60) -> str:
@@ -51,11 +54,26 @@ def _short(node: s.Expr, n: int = 60) -> str:
     return text if len(text) <= n else text[: n - 12] + "…" + text[-10:]
 
 
-def _checked_number(value: sp.Expr, node: s.Expr) -> sp.Expr:
-    """An exact rational result within the `digits` limit (Python cannot even print larger ones)."""
+def _top_numbers(value: sp.Expr) -> list[sp.Rational]:
+    """The rational numbers at the top of ``value``: itself, or the coefficients of its sum or product
+    (where the arithmetic of one step put them; deeper ones were checked when they were built)."""
     if value.is_Rational:
-        limits = current().limits
-        bits = max(abs(value.p).bit_length(), value.q.bit_length())  # type: ignore[attr-defined]
+        return [value]  # type: ignore[list-item]
+    terms = value.args if value.is_Add else (value,)
+    out = []
+    for term in terms:
+        if term.is_Rational:
+            out.append(term)
+        elif term.is_Mul and term.args and term.args[0].is_Rational:
+            out.append(term.args[0])
+    return out  # type: ignore[return-value]
+
+
+def _checked_number(value: sp.Expr, node: s.Expr) -> sp.Expr:
+    """An exact result whose numbers stay within the `digits` limit (Python cannot even print larger ones)."""
+    limits = current().limits
+    for number in _top_numbers(value):
+        bits = max(abs(number.p).bit_length(), number.q.bit_length())
         if bits > limits.digits * _LOG2_10:
             raise SpecLimitError("a number in this expression is too large", node.span, f"`{_short(node)}`, "
                                  f"about {int(bits / _LOG2_10)} digits", f"at most {limits.digits} digits",
@@ -463,6 +481,10 @@ def _matrix(m: s.Matrix, scope: Scope, what: str, rational: bool) -> sp.Immutabl
                 raise SpecValueError(f"entries of {what} must be exact rational numbers", entry.span,
                                      f"`{format_expr(entry)}`", "an integer, decimal or p/q",
                                      "irrational weights cannot be checked exactly")
+            if rational and v != 0 and not (_TINY_WEIGHT <= abs(v) <= _HUGE_WEIGHT):
+                raise SpecValueError(f"an entry of {what} is out of the range the searches handle", entry.span,
+                                     f"`{_short(entry)}`", "a magnitude between 10^-100 and 10^100 (or 0)",
+                                     "the float guess of the search squares entries; rescale the weights")
             if not rational and not (v.is_real and v.is_finite):
                 raise SpecValueError(f"entries of {what} must be real numbers", entry.span,
                                      f"`{format_expr(entry)}`", "a finite real constant")

@@ -150,15 +150,12 @@ def html_math(latex: str) -> str:
     if is_safe_math(latex):
         try:
             from latex2mathml.converter import convert
-        except ImportError:
-            convert = None
-        if convert is not None:
-            try:
-                markup = str(convert(latex))
-            except Exception:  # the converter's own errors on unusual input: show the source instead
-                markup = ""
-            if markup and _is_clean_mathml(markup):
-                return markup
+
+            markup = str(convert(latex))
+        except Exception:  # not installed, or its own error on unusual input: show the source instead
+            markup = ""
+        if markup and _is_clean_mathml(markup):
+            return markup
     return f'<code class="tex">{html_text(latex)}</code>'
 
 
