@@ -1,0 +1,99 @@
+"""A CPU-time budget for one exploration case, in any thread (a Dask worker runs tasks in threads).
+
+The analysis layer's own budget uses ``SIGALRM``, which only works in the main thread and counts
+wall-clock time. Here a watchdog thread reads the task thread's CPU clock
+(``pthread_getcpuclockid``) and, once the budget is spent, raises :class:`CpuBudgetExceeded` in the
+task thread with ``PyThreadState_SetAsyncExc``. The exception derives from ``BaseException`` so
+that no ``except Exception`` inside SymPy swallows it. It is delivered between bytecodes: a single
+long call into C (a huge FLINT product) finishes first.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+__all__ = ["BudgetOutcome", "CpuBudgetExceeded", "cpu_clock_available", "run_with_cpu_budget"]
+
+T = TypeVar("T")
+_POLL = 0.05
+
+
+class CpuBudgetExceeded(BaseException):
+    """Raised inside a case whose CPU budget ran out."""
+
+
+@dataclass(frozen=True)
+class BudgetOutcome(Generic[T]):
+    value: T | None
+    exceeded: bool
+    cpu_seconds: float
+
+
+def cpu_clock_available() -> bool:
+    return hasattr(time, "pthread_getcpuclockid")
+
+
+def _set_async_exc(ident: int, exc: type[BaseException] | None) -> None:
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(exc) if exc else None)
+
+
+class _Watchdog(threading.Thread):
+    def __init__(self, ident: int, clock: int, seconds: float) -> None:
+        super().__init__(name="symabsorb-cpu-budget", daemon=True)
+        self.ident_target = ident
+        self.clock = clock
+        self.limit = time.clock_gettime(clock) + seconds
+        self.lock = threading.Lock()
+        self.armed = True
+        self.fired = False
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        while not self.done.wait(_POLL):
+            with self.lock:
+                if not self.armed:
+                    return
+                try:
+                    spent = time.clock_gettime(self.clock)
+                except OSError:  # the thread is gone
+                    return
+                if spent >= self.limit:
+                    self.fired = True
+                    self.armed = False
+                    _set_async_exc(self.ident_target, CpuBudgetExceeded)
+                    return
+
+    def disarm(self) -> None:
+        with self.lock:
+            self.armed = False
+        self.done.set()
+
+
+def run_with_cpu_budget(compute: Callable[[], T], seconds: float | None) -> BudgetOutcome[T]:
+    """Run ``compute()`` in this thread; stop it with :class:`CpuBudgetExceeded` after ``seconds``
+    of this thread's CPU time (``None`` or 0: no limit)."""
+    start = time.thread_time()
+    if not seconds or not cpu_clock_available():
+        value = compute()
+        return BudgetOutcome(value, False, time.thread_time() - start)
+    ident = threading.get_ident()
+    dog = _Watchdog(ident, time.pthread_getcpuclockid(ident), seconds)
+    dog.start()
+    try:
+        try:
+            value = compute()
+        finally:
+            dog.disarm()
+            if dog.fired:
+                _set_async_exc(ident, None)  # clear an exception not yet delivered
+    except CpuBudgetExceeded:
+        return BudgetOutcome(None, True, time.thread_time() - start)
+    dog.join()
+    if dog.fired:
+        return BudgetOutcome(None, True, time.thread_time() - start)
+    return BudgetOutcome(value, False, time.thread_time() - start)

@@ -1,0 +1,96 @@
+"""Where cases run: in this process (tests, no Dask), or on a Dask cluster (``dask.distributed``).
+
+Both take the same list of ``(function, task)`` pairs and call ``on_result`` with each record as
+soon as it is ready, in completion order (the atlas sorts, so the order never shows). Dask is
+imported only here and only when used.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+__all__ = ["DaskExecutor", "Executor", "InProcessExecutor", "dask_available", "error_record"]
+
+Job = tuple[Callable[[Any], dict[str, Any]], Any]
+
+
+class Executor(Protocol):
+    name: str
+
+    def run(self, jobs: Sequence[Job], on_result: Callable[[dict[str, Any]], None]) -> None: ...
+
+    def close(self) -> None: ...
+
+
+def dask_available() -> bool:
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def error_record(task: Any, err: BaseException) -> dict[str, Any]:
+    """The record of a task that raised (or whose worker died): open, with the reason."""
+    return {"id": task.id, "kind": task.kind, "label": getattr(task, "label", ""), "space": getattr(task, "space", None),
+            "gated": getattr(task, "gated", None), "status": "error", "verdict": "open",
+            "error": f"{type(err).__name__} while running the case", "cpu_s": 0.0,
+            **({"of": task.of} if hasattr(task, "of") else {})}
+
+
+@dataclass
+class InProcessExecutor:
+    name: str = "in-process"
+
+    def run(self, jobs: Sequence[Job], on_result: Callable[[dict[str, Any]], None]) -> None:
+        for fn, task in jobs:
+            try:
+                record = fn(task)
+            except Exception as err:  # same contract as the Dask path: record it, keep going
+                record = error_record(task, err)
+            on_result(record)
+
+    def close(self) -> None:
+        pass
+
+
+class DaskExecutor:
+    """A ``distributed.Client``: on a local cluster of ``workers`` single-threaded processes, or
+    connected to the scheduler at ``address``. Every worker needs symabsorb importable."""
+
+    def __init__(self, address: str | None = None, workers: int = 2) -> None:
+        from distributed import Client, LocalCluster
+
+        self.cluster = None
+        if address is None:
+            self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                        dashboard_address=None, silence_logs=logging.ERROR)
+            self.client = Client(self.cluster)
+            self.name = f"dask local cluster ({workers} worker processes)"
+        else:
+            self.client = Client(address)
+            self.name = f"dask scheduler {address}"
+
+    def run(self, jobs: Sequence[Job], on_result: Callable[[dict[str, Any]], None]) -> None:
+        from distributed import as_completed
+
+        if not jobs:
+            return
+        futures = [self.client.submit(fn, task, key=f"symabsorb-{getattr(task, 'id', i)}-{i}", pure=False)
+                   for i, (fn, task) in enumerate(jobs)]
+        by_key = {f.key: task for f, (_, task) in zip(futures, jobs, strict=True)}
+        for future in as_completed(futures):
+            try:
+                record = future.result()
+            except Exception as err:  # a worker died or the task raised: record it, keep going
+                record = error_record(by_key[future.key], err)
+            on_result(record)
+            future.release()
+
+    def close(self) -> None:
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
