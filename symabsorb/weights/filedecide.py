@@ -104,6 +104,28 @@ def _target(block: Block, c: Any) -> Target | None:
     return Target(dim, tuple(out))
 
 
+def _check_declared_sizes(block: Block, w: LoadedWeights, d: int, m: int) -> None:
+    """A declared ``dim:``/``width:`` must be the file's; ``up``/``down`` given the wrong way round
+    (``W_up`` narrower than it is long) is an error unless ``dim:`` confirms a narrowing block."""
+    from ..dsl.errors import SpecShapeError
+
+    assert block.weights is not None
+    span, up = block.weights.span, w.keys[0]
+    swapped = (f"`{w.keys[0]}` is {m} x {d} and `{w.keys[1]}` {d} x {m}: up and down look swapped (W_up is "
+               "width x dim, one row per hidden unit; PyTorch's nn.Linear.weight is already so): exchange `up:` and "
+               "`down:`" + (", or drop `transpose: true` (it is for in x out layouts)" if block.weights.transpose else ""))
+    for what, declared, actual in (("dim", block.dim, d), ("width", block.width, m)):
+        if isinstance(declared, int) and declared != actual:
+            other = m if what == "dim" else d
+            raise SpecShapeError(f"`{what}: {declared}` does not match the weights file, whose {what} is {actual}",
+                                 span, f"`{up}`: {m} x {d} (width x dim)", f"{what} {declared}",
+                                 swapped if declared == other else f"remove `{what}:` to take it from the file")
+    if not isinstance(block.dim, int) and not isinstance(block.width, int) and m < d:
+        raise SpecShapeError(f"`{up}` has fewer rows ({m} hidden units) than columns ({d} dimensions)", span,
+                             f"{m} x {d}", "W_up as width x dim with width >= dim",
+                             swapped + f"; for a block that really narrows, declare `dim: {d}`")
+
+
 def decide_file_block(block: Block, base_dir: Path, library: Library) -> FileDecision:
     """Load, check and decide a block whose weights are in a file.
 
@@ -125,6 +147,7 @@ def decide_file_block(block: Block, base_dir: Path, library: Library) -> FileDec
         d_block = d // block.skip.n
     else:
         d_block = d
+    _check_declared_sizes(block, w, d_block, m)
     concrete = replace(block, dim=d_block, width=m)
     derivation = prove(concrete, library=library)
     nondeg = float_nondegeneracy(w.w_up, w.w_down)
