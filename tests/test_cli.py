@@ -271,7 +271,7 @@ def test_transpose_is_for_in_by_out_layouts_minilm(tmp_path: Path) -> None:
     from symabsorb.dsl.errors import SpecShapeError
     from symabsorb.dsl.syntax import WeightsDecl
     from symabsorb.model import activation_from_text
-    from symabsorb.model.block import D, M_WIDTH, Block, Skip
+    from symabsorb.model.block import M_WIDTH, Block, D, Skip
     from symabsorb.theory.library import default_library
     from symabsorb.weights.filedecide import _check_declared_sizes
     from symabsorb.weights.io import load_block_weights
