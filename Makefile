@@ -18,7 +18,7 @@ install: $(STAMP)
 
 ## Optional accelerators and integrations (python-flint, numpy, scipy, safetensors, rich, matplotlib, torch)
 extras: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[test,all]' torch==2.13.0
+	$(BIN)/python -m pip install --quiet -e '.[test,all,notebook]' torch==2.13.0
 
 demo: $(STAMP)
 	$(BIN)/symabsorb prove examples/paper.absorb -o report.md
