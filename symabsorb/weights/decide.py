@@ -69,8 +69,9 @@ def decide_block(block: Block, derivation: Derivation) -> tuple[Derivation, Sear
                                     "nondegenerate weights, so these weights are not absorbable.", (rid,),
                                     kind="conclusion"))
         return replace(derivation, verdict=Verdict.NOT_ABSORBABLE, scope="these weights", steps=tuple(steps)), result
-    reason = ("no index set satisfies the sufficient condition, and its necessity is only conjectured for this "
-              "activation" if result.found is False else "the index-set search could not decide")
+    reason = ("no index set satisfies the sufficient condition, and its necessity is not proved here (it needs "
+              "nondegenerate weights and a proved Sym(σ), Theorem R)" if result.found is False
+              else "the index-set search could not decide")
     steps.append(DerivationStep(f"So the question stays open for these weights: {reason}.", (rid,), kind="conclusion"))
     return replace(derivation, verdict=Verdict.OPEN, scope="these weights", steps=tuple(steps),
                    notes=(*derivation.notes, reason)), result
