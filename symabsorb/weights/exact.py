@@ -122,11 +122,20 @@ def _split_int64(x: Any, bits: int) -> list[Any]:
     return out
 
 
-def bilinear_diagonal(w_down: Any, w_up: Any, y_limbs: list[tuple[int, Any]]) -> list[Fraction]:
+def bilinear_diagonal(w_down: Any, w_up: Any, y_limbs: list[tuple[int, Any]], chunk: int = 256) -> list[Fraction]:
     """``y_j = a_jᵀ Y b_j`` exactly for every unit ``j`` (``a_j = W_down[:,j]``, ``b_j = W_up[j,:]``).
 
     ``Y = Σ_l 2^(e_l) Y_l`` with integer arrays ``Y_l`` (``|Y_l| < 2^31``) given as ``(e_l, Y_l)``.
+    Units are processed ``chunk`` at a time (each chunk with its own exact scaling) to bound memory.
     """
+    m = w_down.shape[1]
+    out: list[Fraction] = []
+    for start in range(0, m, chunk):
+        out.extend(_bilinear_chunk(w_down[:, start:start + chunk], w_up[start:start + chunk], y_limbs))
+    return out
+
+
+def _bilinear_chunk(w_down: Any, w_up: Any, y_limbs: list[tuple[int, Any]]) -> list[Fraction]:
     np = _np()
     d, m = w_down.shape
     acc = np.zeros(m, dtype=object)
@@ -144,6 +153,7 @@ def bilinear_diagonal(w_down: Any, w_up: Any, y_limbs: list[tuple[int, Any]]) ->
         for p, dl in enumerate(down.limbs):
             prod = dl.T.astype(np.float64) @ y_f  # m x d, exact (integers below 2^50)
             pint = prod.astype(np.int64)
+            del prod
             for q, pl in enumerate(_split_int64(pint, p_bits)):
                 for r, ul in enumerate(u.limbs):
                     dots = np.einsum("jk,jk->j", pl, ul)  # int64, exact (below 2^62)
@@ -200,13 +210,20 @@ def integer_rows(x: Any) -> tuple[list[list[int]] | Any, bool]:
     return rows, False
 
 
-def primitive_row_keys(x: Any) -> list[bytes | tuple[int, ...]]:
+def primitive_row_keys(x: Any, chunk: int = 256) -> list[bytes | tuple[int, ...]]:
     """For each row, a key equal for two nonzero rows exactly when they are collinear.
 
     The key is the primitive integer vector on the row's line whose first nonzero entry is positive
     (rows scaled to integers exactly, divided by the gcd of their entries): two nonzero vectors are
     collinear iff these vectors are equal. A zero row gets the all-zero key.
     """
+    keys: list[bytes | tuple[int, ...]] = []
+    for start in range(0, x.shape[0], chunk):
+        keys.extend(_row_keys(x[start:start + chunk]))
+    return keys
+
+
+def _row_keys(x: Any) -> list[bytes | tuple[int, ...]]:
     np = _np()
     rows, fits = integer_rows(x)
     if fits:
@@ -217,7 +234,7 @@ def primitive_row_keys(x: Any) -> list[bytes | tuple[int, ...]]:
         lead = np.sign(prim[np.arange(prim.shape[0]), first])
         lead = np.where(lead == 0, 1, lead)
         prim = prim * lead[:, None]
-        return [bytes(r.tobytes()) for r in prim]
+        return [b"i" + r.astype("<i8").tobytes() for r in prim]
     keys: list[bytes | tuple[int, ...]] = []
     for row in rows:
         g = 0
@@ -226,5 +243,6 @@ def primitive_row_keys(x: Any) -> list[bytes | tuple[int, ...]]:
         g = g or 1
         prim = [v // g for v in row]
         lead = next((v for v in prim if v), 1)
-        keys.append(tuple(v if lead > 0 else -v for v in prim))
+        keys.append(b"i" + b"".join(int(v if lead > 0 else -v).to_bytes(8, "little", signed=True) for v in prim)
+                    if all(abs(v) < 2**62 for v in prim) else tuple(v if lead > 0 else -v for v in prim))
     return keys

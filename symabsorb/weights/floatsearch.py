@@ -77,19 +77,23 @@ def float_nondegeneracy(w_up: Any, w_down: Any) -> Nondegeneracy:
     """Float screen: the largest |cos| between rows of W_up (display only; decided exactly elsewhere)."""
     import numpy as np
 
-    with limited_threads():
-        rows = np.sqrt(np.einsum("ij,ij->i", w_up, w_up))
-        cols = np.sqrt(np.einsum("ij,ij->j", w_down, w_down))
+    with limited_threads(), np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        unit, rows = _normalized(w_up, 1)
+        _, cols = _normalized(w_down, 0)
+        rows = np.where((w_up != 0).any(axis=1), rows, 0.0)
+        cols = np.where((w_down != 0).any(axis=0), cols, 0.0)
         if w_up.shape[0] < 2:
             return Nondegeneracy(True, "one unit", None, 0.0, float(rows.min(initial=0)), float(cols.min(initial=0)))
-        safe = np.where(rows > 0, rows, 1.0)
-        unit = w_up / safe[:, None]
-        cos = unit @ unit.T
-        np.abs(cos, out=cos)
-        np.fill_diagonal(cos, 0.0)
-        flat = int(np.argmax(cos))
-        i, j = divmod(flat, cos.shape[1])
-        worst = float(cos[i, j])
+        worst, i, j = -1.0, 0, 1
+        for start in range(0, unit.shape[0], 512):  # 512 x m blocks: no m x m array
+            cos = unit[start:start + 512] @ unit.T
+            np.abs(cos, out=cos)
+            for r in range(cos.shape[0]):
+                cos[r, start + r] = 0.0
+            flat = int(np.argmax(cos))
+            bi, bj = divmod(flat, cos.shape[1])
+            if float(cos[bi, bj]) > worst:
+                worst, i, j = float(cos[bi, bj]), start + bi, bj
     pair = (min(i, j), max(i, j))
     return Nondegeneracy(bool((rows > 0).all() and (cols > 0).all()), "", pair, worst, float(rows.min()),
                          float(cols.min()))
@@ -130,8 +134,10 @@ def float_search(w_up: Any, w_down: Any, target: Any) -> FloatSearch:
         b_all, beta = _normalized(w_up, 1)
         a_all, alpha = _normalized(w_down, 0)
         active = np.flatnonzero((np.abs(w_up).max(axis=1) > 0) & (np.abs(w_down).max(axis=0) > 0))
-        b_hat = np.ascontiguousarray(b_all[active])
-        a_hat = np.ascontiguousarray(a_all[:, active])
+        if len(active) == m:  # the usual case: no copies
+            b_hat, a_hat = b_all, np.ascontiguousarray(a_all)
+        else:
+            b_hat, a_hat = np.ascontiguousarray(b_all[active]), np.ascontiguousarray(a_all[:, active])
         del a_all, b_all
         scale_units = alpha[active] * beta[active]
         t_norm = float(np.linalg.norm(target))
