@@ -14,7 +14,9 @@ from symabsorb.theory.library import LibraryError, default_library, load_library
 
 REQUIRED = ["lemma4", "prop5", "prop6", "cor7", "thm8", "thm10", "cor11", "parity-decomposition",
             "ridge-uniqueness", "open-deep", "L-jacobian", "L-growth", "L-parity", "L-odd-linear", "L-gate-flip",
-            "L-linear", "L-degree", "depth-witnesses"]
+            "L-linear", "L-degree", "depth-witnesses", "lemma-R", "thm-R", "R-linear-odd", "R-no-flip", "R-rank",
+            "R-polynomial-odd", "L-poly-rescale", "L-gate-continuous", "L-odd-gate", "L-constant-gate",
+            "L-linear-rank", "L-dim-one", "L-mhc-product"]
 
 
 def test_every_required_result_is_there() -> None:
@@ -116,3 +118,31 @@ steps = ["As in [L-growth]."]
         code = main(["classify", "tanh", "--theorems", str(tmp_path), "--json"])
     assert code == 0, err.getvalue()
     assert '"decided_by": "my-bounded"' in out.getvalue()
+
+
+def test_ridge_results_are_wired_into_the_graph() -> None:
+    lib = default_library()
+    for edge in (("lemma-R", "thm-R"), ("lemma-R", "ridge-uniqueness"), ("thm-R", "R-linear-odd"),
+                 ("thm-R", "R-no-flip"), ("thm-R", "R-rank"), ("thm-R", "R-polynomial-odd"),
+                 ("L-odd-linear", "R-linear-odd")):
+        assert edge in lib.graph.edges, edge
+    # the paper's results stay paper results; the ridge results are the library's
+    assert lib.results["thm8"].source == lib.results["thm10"].source == lib.results["ridge-uniqueness"].source == "paper"
+    assert all(lib.results[r].source == "library" for r in ("lemma-R", "thm-R", "R-linear-odd", "R-no-flip"))
+    for rid in ("R-linear-odd", "R-no-flip", "R-rank", "R-polynomial-odd", "thm8", "thm10"):
+        c = lib.results[rid].conclusion
+        assert c.scope == "nondegenerate weights" and c.degenerate, rid
+    assert lib.results["L-odd-linear"].conclusion.necessary == "open"
+    # thm8/thm10 come before R-linear-odd, so the paper decides where it applies
+    order = [r.id for r in lib.deciders("block")]
+    assert order.index("thm8") < order.index("R-linear-odd") and order.index("R-rank") < order.index("R-linear-odd")
+    assert order.index("R-no-flip") < order.index("R-linear-odd")
+
+
+def test_nondegenerate_scope_must_state_the_degenerate_case(tmp_path: Path) -> None:
+    _write(tmp_path, "a.toml", BASE.format(id="a", uses="[]", hyp="ungated") + 'scope = "nondegenerate weights"\n')
+    with pytest.raises(LibraryError, match="degenerate"):
+        load_library([tmp_path], REGISTRY)
+    _write(tmp_path, "a.toml", BASE.format(id="a", uses="[]", hyp="ungated") + 'scope = "some weights"\n')
+    with pytest.raises(LibraryError, match="unknown scope"):
+        load_library([tmp_path], REGISTRY)
