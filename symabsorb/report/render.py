@@ -30,7 +30,10 @@ def normalize_format(fmt: str) -> str:
 
 
 def _has(module: str) -> bool:
-    return importlib.util.find_spec(module) is not None
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ValueError:  # a module blocked with sys.modules[name] = None
+        return False
 
 
 def missing_extras(fmt: str) -> list[str]:
@@ -39,9 +42,8 @@ def missing_extras(fmt: str) -> list[str]:
     out = []
     if fmt == "html" and not _has("latex2mathml"):
         out.append("HTML math is shown as LaTeX source: latex2mathml is missing (pip install 'symabsorb[report]')")
-    if fmt in ("html", "tex") and not _has("matplotlib"):
-        out.append(f"{'HTML' if fmt == 'html' else 'LaTeX'} reports have no activation plots: matplotlib is missing "
-                   "(pip install 'symabsorb[report]')")
+    if fmt == "html" and not _has("matplotlib"):  # (LaTeX draws its plots in TikZ: nothing missing)
+        out.append("HTML reports have no activation plots: matplotlib is missing (pip install 'symabsorb[report]')")
     return out
 
 

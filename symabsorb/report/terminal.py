@@ -26,7 +26,7 @@ VERDICT_STYLE = {Verdict.IMPOSSIBLE: "bold red", Verdict.CONDITIONAL: "bold yell
 _MATHRM = re.compile(r"\\(?:mathrm|operatorname|text|mathbf)\{([^{}]*)\}")
 _FRAC = re.compile(r"\\[td]?frac\{([^{}]*)\}\{([^{}]*)\}")
 _MATRIX = re.compile(r"\\left\[\\begin\{matrix\}(.*?)\\end\{matrix\}\\right\]", re.S)
-_DISTANCE = re.compile(r"\\ge ([0-9.eE+-]+)\$ \(([0-9.eE+-]+) relative")
+_DISTANCE = re.compile(r"\\min_S[^$]*\\ge ([0-9.eE+-]+)\$(?: \(([0-9.eE+-]+) relative)?")
 
 
 def _matrix(m: re.Match[str]) -> str:
@@ -80,7 +80,7 @@ def _detail(d: Derivation, library: Library) -> str:
     for step in d.steps:
         m = _DISTANCE.search(step.text)
         if m:
-            detail += f"; certified distance ≥ {m.group(1)} ({m.group(2)} relative)"
+            detail += f"; certified distance ≥ {m.group(1)}" + (f" ({m.group(2)} relative)" if m.group(2) else "")
     for note in d.notes:
         if "biases" in note:
             detail += "; " + note.split(":")[0]
