@@ -228,7 +228,8 @@ def decide_file_block(block: Block, base_dir: Path, library: Library) -> FileDec
         verified = (f"exactly: $W_{{\\mathrm{{down}}}}[:,S]W_{{\\mathrm{{up}}}}[S,:] = T$ in integer arithmetic on the "
                     f"weights' exact values, with the identity of [{rid}]; numerically: max relative error {error:.2e} "
                     "at 1,000 random points (float64)")
-        steps.append(DerivationStep(f"Witness: flip the units $S$ ($|S| = {len(s)}$); verified {verified}.", (rid,)))
+        steps.append(DerivationStep(f"Witness: flip the units $S$ ($|S| = {len(s)}$, units numbered from 0); "
+                                    f"verified {verified}.", (rid,)))
         steps.append(DerivationStep(f"Therefore [{rid}]: these weights are absorbable.", (rid,), kind="conclusion"))
         d2 = replace(derivation, verdict=Verdict.ABSORBABLE, scope="these weights", steps=tuple(steps),
                      witness=replace(witness, verified=verified))
