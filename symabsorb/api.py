@@ -52,6 +52,21 @@ def _lib(lib: Library | None, theorems: Sequence[PathLike]) -> Library:
     return lib if lib is not None else library(theorems)
 
 
+_WARNED: set[str] = set()
+
+
+def _warn_missing(fmt: str, plots: bool = True) -> None:
+    """Once per process and line: what ``fmt`` would use and is not installed (a ``UserWarning``)."""
+    import warnings
+
+    from .report.render import missing_extras
+
+    for line in missing_extras(fmt, plots):
+        if line not in _WARNED:
+            _WARNED.add(line)
+            warnings.warn(line, stacklevel=3)
+
+
 class _Renderable:
     """What every result shares: ``render(fmt)`` and the notebook hooks built on it."""
 
@@ -128,6 +143,7 @@ class Result(_Renderable):
     def render(self, fmt: str = "md", *, fragment: bool = False, color: bool = False, width: int = 100) -> str:
         from .report.render import render_answer
 
+        _warn_missing(fmt, plots=False)
         return render_answer(self.answer, self.library, fmt, fragment=fragment, color=color, width=width)
 
     def _repr_latex_(self) -> str:
@@ -181,6 +197,7 @@ class Report(_Renderable):
     def render(self, fmt: str = "md", *, fragment: bool = False, color: bool = False, width: int = 110) -> str:
         from .report.render import render_report
 
+        _warn_missing(fmt)
         return render_report(self.data, fmt, fragment=fragment, color=color, width=width)
 
     def __repr__(self) -> str:

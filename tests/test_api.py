@@ -150,3 +150,19 @@ def test_parameter_constraint_proves_the_constant_nonzero() -> None:
     body = "activation lk(z; a {}) = if z >= 0 then z else a*z\nclassify lk\n"
     assert symabsorb.prove(body.format("> -1")).verdicts == {"classify lk": "conditional"}
     assert symabsorb.prove(body.format("> -2")).verdicts == {"classify lk": "open"}
+
+
+def test_a_missing_extra_is_one_warning(monkeypatch: pytest.MonkeyPatch) -> None:
+    from symabsorb import api
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    monkeypatch.setattr(api, "_WARNED", set())
+    report = symabsorb.prove("classify relu\n")
+    with pytest.warns(UserWarning, match=r"matplotlib is missing \(pip install 'symabsorb\[report\]'\)"):
+        report.render("html")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        report.render("html")  # once is enough
+        symabsorb.classify("relu").render("html")  # one answer has no plots: nothing is missing

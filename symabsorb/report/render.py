@@ -36,13 +36,14 @@ def _has(module: str) -> bool:
         return False
 
 
-def missing_extras(fmt: str) -> list[str]:
-    """One warning line per optional package that ``fmt`` would use and that is not installed."""
+def missing_extras(fmt: str, plots: bool = True) -> list[str]:
+    """One warning line per optional package that ``fmt`` would use and that is not installed
+    (``plots``: whether the output has activation plots, as a whole report does)."""
     fmt = normalize_format(fmt)
     out = []
     if fmt == "html" and not _has("latex2mathml"):
         out.append("HTML math is shown as LaTeX source: latex2mathml is missing (pip install 'symabsorb[report]')")
-    if fmt == "html" and not _has("matplotlib"):  # (LaTeX draws its plots in TikZ: nothing missing)
+    if fmt == "html" and plots and not _has("matplotlib"):  # (LaTeX draws its plots in TikZ: nothing missing)
         out.append("HTML reports have no activation plots: matplotlib is missing (pip install 'symabsorb[report]')")
     return out
 
