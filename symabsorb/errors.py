@@ -8,6 +8,7 @@ offending source line and a caret under the column, in the style of a compiler d
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -101,7 +102,11 @@ class SpecError(SymabsorbError):
             out.append(f"  expected: {_clip(self.expected)}")
         if self.hint is not None:
             out.append(f"  hint: {self.hint}")
-        return "\n".join(out)
+        # No control character (terminal escape sequences) from the input reaches a terminal.
+        return _CONTROL.sub("?", "\n".join(out))
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def _clip(text: str, n: int = 2 * _SHOWN) -> str:

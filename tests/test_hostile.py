@@ -442,3 +442,16 @@ def test_hostile_weights_file_names_are_escaped_in_every_format(tmp_path: Path, 
             assert "\\input" not in text and "^^5c" not in text.replace("\\^{}\\^{}5c", "")
     code, out_text, err, _ = run("prove", str(spec))
     assert code in (0, 1) and "\x1b]" not in out_text
+
+
+@pytest.mark.parametrize("text", ['block b { activation: relu weights: "x\x1b]0;t\x07.npz" }',
+                                  "# a comment \x1b[2J\nactivation f(z) = z", "activation f(z) = z \u202e+ 1"])
+def test_control_characters_are_refused_with_a_position(text: str) -> None:
+    err = spec_error(text)
+    assert "control character" in err.summary
+    assert "\x1b" not in str(err) and "\u202e" not in str(err)
+
+
+def test_control_characters_on_the_command_line_are_refused() -> None:
+    code, _, err, _ = run("classify", "z\x1b[31m")
+    assert code == 2 and "control character" in err and "\x1b" not in err

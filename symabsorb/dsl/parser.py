@@ -205,8 +205,20 @@ def _position(text: str, pos: int) -> tuple[int, int]:
     return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
 def _check_size(text: str, file: str, limits: Limits) -> None:
-    """Bytes and tokens, counted by one regular-expression scan (linear, in C) before Lark runs."""
+    """Bytes, tokens and control characters, by regular-expression scans (linear, in C) before Lark
+    runs. A control character (ESC starts terminal escape sequences; bidirectional overrides hide
+    text) has no place in a spec, even in a string or a comment, and would reach terminals and reports."""
+    bad = _CONTROL.search(text)
+    if bad is not None:
+        line, col = _position(text, bad.start())
+        code = f"U+{ord(bad.group()):04X}"
+        raise SpecSyntaxError(f"control character {code} in the text", Span(file, line, col, line, col + 1), code,
+                              "printable characters, spaces, tabs and newlines",
+                              "remove it (it could change what a terminal or a report shows)")
     size = len(text.encode("utf-8", "surrogatepass")) if len(text) * 4 > limits.input_bytes else 0
     if size > limits.input_bytes:
         raise SpecLimitError(f"the input is too large ({size} bytes)", Span(file, 1, 1, 1, 1), f"{size} bytes",
@@ -520,6 +532,9 @@ class _ToSyntax(Transformer[Token, Any]):
     # -- queries and imports
     def q_absorb(self, c: list[Any]) -> s.Query:
         return s.Query("absorb", str(c[1]), None, self.sp(c))
+
+    def q_width(self, c: list[Any]) -> s.Query:
+        return s.Query("width", str(c[1]), None, self.sp(c))
 
     def q_classify(self, c: list[Any]) -> s.Query:
         return s.Query("classify", c[1], None, self.sp(c))
