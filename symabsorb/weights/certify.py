@@ -126,15 +126,22 @@ def _inner(y_limbs: list[tuple[int, Any]], target: Target) -> Fraction:
 
 
 def _norm_squared(y_limbs: list[tuple[int, Any]]) -> Fraction:
+    """``‖Σ_l 2^(e_l) Y_l‖_F²`` exactly: pairwise inner products of the limbs, in int64 blocks small
+    enough that no sum can overflow (|entries| < 2^31, so each product is below 2^62 / block)."""
     np = _np()
-    if not y_limbs:
-        return Fraction(0)
-    low = min(e for e, _ in y_limbs)
-    acc = np.zeros(y_limbs[0][1].shape, dtype=object)
-    for e, limb in y_limbs:
-        acc = acc + limb.astype(object) * (1 << (e - low))
-    total = int((acc * acc).sum()) if acc.size else 0
-    return Fraction(total) * Fraction(2) ** (2 * low)
+    total = Fraction(0)
+    for a, (ea, la) in enumerate(y_limbs):
+        for b, (eb, lb) in enumerate(y_limbs):
+            if b < a:
+                continue
+            fa, fb = np.asarray(la, dtype=np.int64).ravel(), np.asarray(lb, dtype=np.int64).ravel()
+            bits = max(1, int(np.abs(fa).max(initial=0)).bit_length()) + max(1, int(np.abs(fb).max(initial=0)).bit_length())
+            block = max(1, 1 << max(0, 62 - bits))
+            dot = 0
+            for start in range(0, fa.size, block):
+                dot += int(np.dot(fa[start:start + block], fb[start:start + block]))
+            total += Fraction(dot * (1 if a == b else 2)) * Fraction(2) ** (ea + eb)
+    return total
 
 
 def _sqrt_down(q: Fraction) -> float:
