@@ -201,11 +201,12 @@ def _activation(text: str, gated: bool) -> Any:
 def cmd_facts(args: argparse.Namespace) -> int:
     import json
 
-    from .analysis.engine import analyze
+    from . import api
     from .analysis.serialize import facts_to_dict
 
-    act = _activation(args.expr, args.gated)
-    facts = analyze(act, order=args.order, budget=args.budget)
+    result = api.facts(args.expr, args.gated, order=args.order, budget=args.budget)
+    act, facts = result.answer.activation, result.facts
+    assert act is not None and facts is not None
     data = facts_to_dict(facts, act.name)
     if args.json:
         print(json.dumps(data, indent=2, ensure_ascii=False))
@@ -300,10 +301,10 @@ def cmd_graph(args: argparse.Namespace) -> int:
     library = _library(args)
     states = None
     if args.spec:
-        from .report.build import build_report
+        from . import api
 
         spec, text = _read_spec(args.spec)
-        states = build_report(spec, text, library, args.budget).node_states()
+        states = api.prove(api.Spec(spec, text), budget=args.budget, lib=library).data.node_states()
     sys.stdout.write(render_graph(library, args.format, states))
     return 0
 
@@ -339,11 +340,11 @@ def cmd_prove(args: argparse.Namespace) -> int:
 
 
 def _prove_one(args: argparse.Namespace, path: str, fmt: str, library: Any) -> int:
-    from .report.build import build_report
+    from . import api
 
     spec, text = _read_spec(path)
     progress = _progress_bar(len(spec.queries)) if fmt == "terminal" or args.output else None
-    report = build_report(spec, text, library, args.budget, progress)
+    report = api.prove(api.Spec(spec, text), budget=args.budget, lib=library, progress=progress).data
     rendered = _render(report, fmt, args.fragment)
     if args.output:
         _write_atomic(Path(args.output), rendered, protect=_inputs(path, spec) if path != "-" else [])
