@@ -294,7 +294,7 @@ class SpaceDef:
 
 @dataclass(frozen=True)
 class Query:
-    kind: str  # "absorb", "classify", "series", "parity", "facts"
+    kind: str  # "absorb", "width", "classify", "series", "parity", "facts"
     target: str | ActRef
     order: int | None = None
     span: Span | None = _span()

@@ -807,12 +807,15 @@ def _stack(d: s.StackDef, blocks: dict[str, Block], stacks: dict[str, Stack],
 def _query(q: s.Query, scope: Scope, blocks: dict[str, Block], stacks: dict[str, Stack],
            declared: dict[str, tuple[str, Span | None]]) -> SpecQuery:
     text = format_statement(q)
-    if q.kind == "absorb":
+    if q.kind in ("absorb", "width"):
         assert isinstance(q.target, str)
         name = q.target
         target: Block | Stack | AnyActivation
         if name in blocks:
             target = blocks[name]
+        elif name in stacks and q.kind == "width":
+            raise SpecNameError(f"`{name}` is a stack; `width` asks about one block", q.span, f"stack `{name}`",
+                                "a block", f"ask `width` of a block of `{name}`")
         elif name in stacks:
             target = stacks[name]
         elif name in declared and declared[name][0] in ("block", "stack"):
@@ -825,7 +828,7 @@ def _query(q: s.Query, scope: Scope, blocks: dict[str, Block], stacks: dict[str,
             raise SpecNameError(f"unknown block or stack `{name}`", q.span, f"`{name}`",
                                 "a block or stack declared above",
                                 did_you_mean(name, list(blocks) + list(stacks)))
-        return SpecQuery("absorb", target, None, text, q.span)
+        return SpecQuery(q.kind, target, None, text, q.span)
     assert isinstance(q.target, s.ActRef)
     if q.target.name in blocks or q.target.name in stacks:
         raise SpecNameError(f"`{q.target.name}` is a block; `{q.kind}` asks about an activation", q.target.span,

@@ -24,6 +24,12 @@ def answer(q: SpecQuery, library: Library, budget: float | None = DEFAULT_BUDGET
         derivation = prove(target, q.text, library, budget)
         derivation = decide_concrete(target, derivation, library, base_dir)
         return QueryAnswer(q.text, "absorb", derivation=derivation)
+    if q.kind == "width":
+        from ..theory.width import width_derivation
+
+        assert isinstance(target, Block)
+        base = decide_concrete(target, prove(target, f"absorb {target.name}", library, budget), library, base_dir)
+        return QueryAnswer(q.text, "width", derivation=width_derivation(target, base, q.text, budget))
     assert not isinstance(target, (Block, Stack))
     if q.kind == "classify":
         return QueryAnswer(q.text, "classify", derivation=classify(target, library, budget), activation=target)

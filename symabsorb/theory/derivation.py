@@ -138,6 +138,7 @@ class Derivation:
     #: (a ``symabsorb.weights.certify.Certificate``), re-checked by ``symabsorb verify``.
     certificate: Any = field(default=None, compare=False)
     degenerate: str | None = None  # scope "nondegenerate weights": what is known for degenerate weights
+    width: tuple[str | None, str | None, bool, str | None] | None = None  # `width` query: upper, lower, never, scope
 
     def node_states(self) -> dict[str, NodeState]:
         states = {c.id: c.state for c in self.candidates}

@@ -43,6 +43,8 @@ def derivation_to_dict(d: Derivation) -> dict[str, Any]:
             "W_up": _matrix(d.witness.w_up), "W_down": _matrix(d.witness.w_down),
             "W_gate": _matrix(d.witness.w_gate)},
         "notes": list(d.notes),
+        **({} if d.width is None else {"width": {"upper": d.width[0], "lower": d.width[1], "never": d.width[2],
+                                                 "lower_scope": d.width[3]}}),
     }
 
 

@@ -1,0 +1,164 @@
+"""The `width NAME` query: the smallest width at which absorption is *proved* possible (a witness
+construction), a lower bound only where a result proves one, and the gap between them.
+
+The caller passes the block's derivation (after concrete weights were decided), so this module
+stays in the theory layer: it reads the verdict, the facts and the exact ranks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import sympy as sp
+
+from ..analysis.budget import DEFAULT_BUDGET
+from ..model.block import Block
+from .derivation import Derivation, DerivationStep, HypStatus, Scope, Verdict
+from .hyp_sizes import exact_rank, skip_rank
+from .hypotheses import Subject, check
+
+__all__ = ["WIDTH_FREE", "WidthBounds", "width_bounds", "width_derivation"]
+
+#: Impossibility results whose proofs do not use the width of the residual-free block.
+WIDTH_FREE = ("prop5", "L-degree", "prop6", "L-gate-continuous", "L-odd-gate", "L-growth", "L-parity", "L-jacobian")
+_LINEAR = ("L-linear", "L-linear-rank", "L-constant-gate")
+
+
+@dataclass(frozen=True)
+class WidthBounds:
+    """``upper``: a width at which absorption is proved possible (None: none proved); ``lower``: a
+    width below which it is proved impossible (None: no bound proved); ``never``: no width works."""
+
+    upper: int | sp.Expr | None
+    lower: int | sp.Expr | None
+    never: bool
+    lower_scope: str
+    steps: tuple[DerivationStep, ...]
+
+
+def _text(v: int | sp.Expr) -> str:
+    return sp.latex(v) if isinstance(v, sp.Basic) else str(v)
+
+
+def width_bounds(block: Block, base: Derivation, budget: float | None = DEFAULT_BUDGET) -> WidthBounds:
+    m = block.width
+    subject = Subject(block=block, budget=budget)
+    steps: list[DerivationStep] = []
+    rid = base.decided_by or ""
+    if base.verdict is Verdict.IMPOSSIBLE and base.scope == Scope.ALL and rid in WIDTH_FREE:
+        steps.append(DerivationStep(f"[{rid}] decides the block and its proof does not use the width "
+                                    "([L-width-free]): no residual-free block of any width absorbs it.",
+                                    (rid, "L-width-free"), kind="conclusion"))
+        return WidthBounds(None, None, True, Scope.ALL, tuple(steps))
+    upper: int | sp.Expr | None = None
+    lower: int | sp.Expr | None = None
+    lower_scope = Scope.NONDEGENERATE
+    if rid in _LINEAR:
+        rank = _linear_rank(block, subject)
+        if rank is not None:
+            steps.append(DerivationStep(f"Every unit is linear, so absorption at width $w$ holds iff "
+                                        f"$\\operatorname{{rank}}(M + c\\,W_{{\\mathrm{{down}}}}W_{{\\mathrm{{up}}}}) = {rank} "
+                                        f"\\le w$ ([L-linear-rank], exact rank over $\\mathbb{{Q}}$).", ("L-linear-rank",)))
+            return WidthBounds(rank, rank, False, Scope.ALL, tuple(steps))
+        upper = block.stream_dim
+        steps.append(DerivationStep("Every unit is linear: width $d$ always suffices ([L-linear-rank]: "
+                                    "$\\operatorname{rank}(M + c\\,W_{\\mathrm{down}}W_{\\mathrm{up}}) \\le d$); the exact "
+                                    "smallest width is that rank, which needs concrete weights.", ("L-linear-rank",)))
+        return WidthBounds(upper, None, False, lower_scope, tuple(steps))
+    if rid == "L-dim-one":
+        steps.append(DerivationStep("$d = 1$ and σ is ReLU-like: two units $\\sigma(x)$, $\\sigma(-x)$ absorb the block "
+                                    "([L-dim-one]), so width $2$ suffices.", (rid,)))
+        return WidthBounds(2, None, False, Scope.ALL, tuple(steps))
+    if base.verdict is Verdict.ABSORBABLE:
+        upper = m
+        steps.append(DerivationStep(f"At width $m = {_text(m)}$ the block is absorbable ([{rid}]).", (rid,)))
+    odd = check("odd_linear", subject, {}) if not block.gated else None
+    if odd is not None and odd.status is HypStatus.PROVED:
+        rank, how = skip_rank(block)
+        if rank is not None:
+            candidate = sp.Integer(m) + 2 * rank if isinstance(m, int) and isinstance(rank, int) else m + 2 * rank
+            text = (f"$\\sigma(z) - \\sigma(-z) = 2c\\,z$ with $c \\ne 0$: adding a pair of units per rank-one term "
+                    f"of $M$ absorbs the block at width $m + 2\\operatorname{{rank}} M = {_text(candidate)}$ "
+                    f"([L-width-pairs]; {how}).")
+            steps.append(DerivationStep(text, ("L-width-pairs",), odd.evidence))
+            upper = candidate if upper is None else _min(upper, candidate)
+        if block.w_up is not None and exact_rank(block.w_up) == block.stream_dim:
+            candidate = m + block.stream_dim
+            steps.append(DerivationStep(f"$\\operatorname{{rank}} W_{{\\mathrm{{up}}}} = d$: one extra unit on each of "
+                                        f"$d$ independent lines gives width $m + d = {_text(candidate)}$ "
+                                        "([L-width-pairs]).", ("L-width-pairs",)))
+            upper = candidate if upper is None else _min(upper, candidate)
+    lines = [check(name, subject, {}) for name in ("ungated", "continuous", "nondegenerate")]
+    nonpoly = subject.facts().symmetry.evidence.proved or subject.facts().polynomial.evidence.refuted
+    # nondegenerate weights with d = 1 exist only for m = 1: a bound "for nondegenerate weights" would be vacuous
+    vacuous = block.stream_dim == 1 and m != 1
+    if not block.gated and all(c.status.holds for c in lines) and nonpoly and not vacuous:
+        not_at_m = base.verdict is Verdict.NOT_ABSORBABLE or (base.verdict is Verdict.IMPOSSIBLE
+                                                              and base.scope == Scope.NONDEGENERATE)
+        lower = (m + 1) if not_at_m else m
+        if lines[2].status is HypStatus.PROVED:
+            lower_scope = Scope.THESE
+        why = f" and [{rid}] rules out width $m$" if not_at_m else ""
+        steps.append(DerivationStep(f"σ is continuous and not a polynomial: for nondegenerate weights every line of $B$ "
+                                    f"needs a unit of $B'$ ([L-width-lines]){why}, so the width is at least "
+                                    f"${_text(lower)}$.", ("L-width-lines",) + ((rid,) if not_at_m else ())))
+    return WidthBounds(upper, lower, False, lower_scope, tuple(steps))
+
+
+def _min(a: int | sp.Expr, b: int | sp.Expr) -> int | sp.Expr:
+    if isinstance(a, int) and isinstance(b, int):
+        return min(a, b)
+    le = sp.Le(a, b)
+    if le is sp.true:
+        return a
+    if le is sp.false:
+        return b
+    return sp.Min(a, b)
+
+
+def _linear_rank(block: Block, subject: Subject) -> int | None:
+    from .skips import skip_matrix
+
+    lin = check("linear_block", subject, {})
+    c = lin.binding("c")
+    m_skip = skip_matrix(block)
+    if lin.status is not HypStatus.PROVED or c is None or m_skip is None or block.w_up is None or block.w_down is None:
+        return None
+    return exact_rank(sp.Matrix(m_skip) + c * sp.Matrix(block.w_down) * sp.Matrix(block.w_up))
+
+
+def width_derivation(block: Block, base: Derivation, query: str, budget: float | None = DEFAULT_BUDGET) -> Derivation:
+    """The answer to ``width NAME`` as a derivation (verdict: absorbable at the upper bound, impossible
+    at every width, or open)."""
+    b = width_bounds(block, base, budget)
+    steps = [base.steps[0], *b.steps]
+    condition = condition_plain = None
+    necessary = None
+    if b.never:
+        verdict, summary = Verdict.IMPOSSIBLE, "no width absorbs the block"
+    elif b.upper is None:
+        verdict = Verdict.OPEN
+        summary = "no width is proved to absorb the block" + (
+            f"; at least ${_text(b.lower)}$ units are needed ({b.lower_scope})" if b.lower is not None else "")
+    else:
+        verdict = Verdict.CONDITIONAL
+        condition = f"w \\ge {_text(b.upper)}"
+        condition_plain = f"w >= {sp.sstr(b.upper)}"
+        exact = (b.lower is not None and b.lower_scope in (Scope.ALL, Scope.THESE)
+                 and sp.simplify(sp.Integer(0) + b.upper - b.lower) == 0)
+        necessary = "proved" if exact else "open"
+        if exact:
+            summary = f"the smallest width $w$ of a residual-free block absorbing it is exactly ${_text(b.upper)}$"
+        else:
+            low = f"${_text(b.lower)}$ ({b.lower_scope})" if b.lower is not None else "none proved beyond $1$"
+            summary = (f"a residual-free block of width $w \\ge {_text(b.upper)}$ absorbs it (witness construction); "
+                       f"lower bound: {low}; the smallest width in between is open")
+    steps.append(DerivationStep(f"Width: {summary}.", kind="conclusion"))
+    cited = tuple(dict.fromkeys([*base.cited, *(c for s in b.steps for c in s.cites)]))
+    upper = None if b.upper is None else sp.sstr(b.upper)
+    lower = None if b.lower is None else sp.sstr(b.lower)
+    return replace(base, query=query, verdict=verdict, scope=Scope.ALL if verdict is not Verdict.OPEN else base.scope,
+                   steps=tuple(steps), cited=cited, condition=condition, condition_plain=condition_plain,
+                   condition_constant=None, sufficient="proved" if condition else None, necessary=necessary,
+                   witness=None,
+                   width=(upper, lower, b.never, str(b.lower_scope) if b.lower is not None else None))

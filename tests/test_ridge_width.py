@@ -1,0 +1,96 @@
+"""The `width NAME` query: proved sufficient widths (witness constructions), proved lower bounds, the gap."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from symabsorb.dsl.errors import SpecError
+from symabsorb.model import activation_from_text, resolve_text
+from symabsorb.model.block import Block, Skip
+from symabsorb.report.build import build_report
+from symabsorb.theory.derivation import Verdict
+
+SPEC = """
+block narrow { activation: relu dim: 8 width: 2 }
+block tanh_b { activation: tanh dim: 4 width: 8 }
+block mish_b { activation: mish dim: 4 width: 16 }
+block lin { activation: identity dim: 4 width: 2 }
+block lin_w { activation: identity dim: 3 width: 1 W_up: [[1, 0, 0]] W_down: [[1], [0], [0]] }
+block gelu_w { activation: gelu dim: 2 width: 3 W_up: [[1, 0], [0, 1], [1, 1]] W_down: [[1, 2, 0], [0, 1, 3]] }
+block one { activation: relu dim: 1 width: 3 }
+width narrow
+width tanh_b
+width mish_b
+width lin
+width lin_w
+width gelu_w
+width one
+"""
+
+
+def _answers() -> dict[str, object]:
+    spec = resolve_text(SPEC)
+    report = build_report(spec, SPEC)
+    return {a.query: a.derivation for a in report.answers}
+
+
+@pytest.fixture(scope="module")
+def answers() -> dict[str, object]:
+    return _answers()
+
+
+@pytest.mark.parametrize("query, verdict, upper, lower, necessary", [
+    ("width narrow", Verdict.CONDITIONAL, "18", "3", "open"),       # m + 2 rank M; lines + R-rank
+    ("width tanh_b", Verdict.IMPOSSIBLE, None, None, None),         # L-growth holds at every width
+    ("width mish_b", Verdict.OPEN, None, "17", None),               # R-no-flip rules out m; no witness known
+    ("width lin", Verdict.CONDITIONAL, "4", None, "open"),          # linear: d suffices
+    ("width lin_w", Verdict.CONDITIONAL, "3", "3", "proved"),       # I + W_down W_up = diag(2, 1, 1): rank 3
+    ("width gelu_w", Verdict.CONDITIONAL, "5", "4", "open"),        # m + d (rank W_up = d); not absorbable at m
+    ("width one", Verdict.CONDITIONAL, "2", None, "open"),          # d = 1: two units; no vacuous lower bound
+])
+def test_width_answers(answers: dict[str, object], query: str, verdict: Verdict, upper: str | None,
+                       lower: str | None, necessary: str | None) -> None:
+    d = answers[query]
+    assert d.verdict is verdict  # type: ignore[attr-defined]
+    assert d.width[:2] == (upper, lower)  # type: ignore[attr-defined]
+    assert d.necessary == necessary  # type: ignore[attr-defined]
+
+
+def test_width_of_a_stack_is_an_error() -> None:
+    with pytest.raises(SpecError, match="stack"):
+        resolve_text("block b { activation: relu dim: 2 width: 2 }\nstack s = b ^ 2\nwidth s")
+
+
+def test_pair_construction_absorbs_numerically() -> None:
+    """The witness behind `m + 2 rank M` for GELU: B plus pairs ±(u/2c)σ(±v·x) equals Mx + B(x)."""
+    rng = np.random.default_rng(0)
+    from scipy import special
+
+    def gelu(t: np.ndarray) -> np.ndarray:
+        return t * (1 + special.erf(t / np.sqrt(2))) / 2
+
+    d, m = 3, 4
+    w_up, w_down = rng.standard_normal((m, d)), rng.standard_normal((d, m))
+    skip = rng.standard_normal((d, d))
+    u, s, vt = np.linalg.svd(skip)
+    extra_up, extra_down = [], []
+    for k in range(d):  # c = 1/2 for GELU: (u/2c)(σ(v·x) − σ(−v·x)) = u vᵀx
+        extra_up += [vt[k], -vt[k]]
+        extra_down += [u[:, k] * s[k], -u[:, k] * s[k]]
+    up = np.vstack([w_up, np.array(extra_up)])
+    down = np.hstack([w_down, np.array(extra_down).T])
+    x = rng.standard_normal((100, d))
+    assert up.shape[0] == m + 2 * d
+    assert np.abs(gelu(x @ up.T) @ down.T - (x @ skip.T + gelu(x @ w_up.T) @ w_down.T)).max() < 1e-9
+
+
+def test_lower_bound_is_not_claimed_for_degenerate_concrete_weights() -> None:
+    from symabsorb.theory.prover import prove
+    from symabsorb.theory.width import width_bounds
+
+    act = activation_from_text("silu")
+    block = Block("b", act, 2, 3, Skip("identity"), sp.ImmutableMatrix([[1, 0], [2, 0], [0, 1]]),
+                  sp.ImmutableMatrix([[1, 0, 0], [0, 1, 0]]))
+    assert width_bounds(block, prove(block)).lower is None
