@@ -60,7 +60,7 @@ def _describe_expected(expected: set[str]) -> str:
         expected = expected - _EXPR_START
     if set(t.lower() for t in expected) >= set(STATEMENT_KEYWORDS) - {"import"}:
         words.append("a statement (`activation`, `gated`, `block`, `stack`, `import` or a query)")
-        expected = {t for t in expected if t.lower() not in STATEMENT_KEYWORDS}
+        expected = {t for t in expected if t.lower() not in STATEMENT_KEYWORDS and t != "WIDTH"}  # `width NAME`
     field_terms = {f.upper() for f in FIELD_NAMES}
     if len(field_terms & expected) >= 6:
         words.append("a block field (`activation:`, `dim:`, `width:`, `skip:`, `W_up:`, ...)")
