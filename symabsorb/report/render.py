@@ -73,11 +73,20 @@ def render_report(report: Report, fmt: str, *, fragment: bool = False, color: bo
     return render_terminal(report, width=width, color=color and fmt == "terminal", plain=fmt == "text")
 
 
+def _cited(answer: QueryAnswer, library: Library) -> list[str]:
+    """The results one answer's steps cite (the candidates it merely tried are listed, not stated)."""
+    d = answer.derivation
+    if d is None:
+        return []
+    ids = {rid for step in d.steps for rid in step.cites} | set(d.cited) | ({d.decided_by} if d.decided_by else set())
+    return [rid for rid in sorted(library.results) if rid in ids]
+
+
 def render_answer(answer: QueryAnswer, library: Library, fmt: str, *, fragment: bool = True, color: bool = False,
                   width: int = 100) -> str:
     """One answer (a verdict with its derivation, or facts) in ``fmt``, with the results it cites."""
     fmt = normalize_format(fmt)
-    cited = Report("", "", "", (answer,), library).cited()
+    cited = _cited(answer, library)
     if fmt == "md":
         from .markdown import MarkdownRenderer
 
@@ -105,7 +114,8 @@ def render_answer(answer: QueryAnswer, library: Library, fmt: str, *, fragment: 
         from .latex import LatexRenderer
 
         renderer_tex = LatexRenderer(library)
-        lines_tex = renderer_tex.references(cited) + renderer_tex.render(answer)
+        # every candidate is cited with \ref in LaTeX, so each needs its environment
+        lines_tex = renderer_tex.references(Report("", "", "", (answer,), library).cited()) + renderer_tex.render(answer)
         return "\n".join(lines_tex) + "\n"
     from .terminal import render_answer_terminal
 
