@@ -455,3 +455,28 @@ def test_control_characters_are_refused_with_a_position(text: str) -> None:
 def test_control_characters_on_the_command_line_are_refused() -> None:
     code, _, err, _ = run("classify", "z\x1b[31m")
     assert code == 2 and "control character" in err and "\x1b" not in err
+
+
+@pytest.fixture(scope="module")
+def heavy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("heavy")
+    tower = "exp(" * 40 + "z" + ")" * 40
+    (d / "heavy.absorb").write_text(f"activation f(z) = {tower}\nclassify f\nfacts f\n", encoding="utf-8")
+    rows = ", ".join("[" + ", ".join(f"{7**40 + i * j}/{11**38 + i + j}" for j in range(12)) + "]" for i in range(24))
+    cols = ", ".join("[" + ", ".join(f"{5**45 + i + j}/{13**35 + i * j}" for j in range(24)) + "]" for i in range(12))
+    (d / "wide.absorb").write_text(f"block b {{ activation: leaky_relu W_up: [{rows}] W_down: [{cols}] }}\nabsorb b\n",
+                                   encoding="utf-8")
+    return d
+
+
+@pytest.mark.parametrize("argv", [
+    ("facts", "exp(" * 40 + "z" + ")" * 40), ("classify", "exp(" * 40 + "z" + ")" * 40), ("catalog",),
+    ("graph", "--spec", "{d}/heavy.absorb"), ("prove", "{d}/heavy.absorb"), ("prove", "{d}/wide.absorb", "--format", "tex"),
+    ("absorb", "{d}/wide.absorb", "--block", "b"),
+])
+def test_every_command_holds_its_budget(heavy: Path, argv: tuple[str, ...]) -> None:
+    code, _, err, used = run(*(a.format(d=heavy) for a in argv), "--budget", "0.5")
+    assert used < 2 * 0.5 + 0.5, used  # within 2x, plus the imports a first command pays for
+    assert code in (0, 1, 2)
+    if code == 2:
+        clean_error(err)
