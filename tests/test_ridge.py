@@ -300,3 +300,38 @@ def test_planted_weights_are_absorbed_by_the_witness(name: str) -> None:
     down = np.array(d.witness.w_down.tolist(), dtype=float)
     wu, wd = np.array(w_up.tolist(), dtype=float), np.array(w_down.tolist(), dtype=float)
     assert np.abs(sig(x @ up.T) @ down.T - (x + sig(x @ wu.T) @ wd.T)).max() < 1e-9
+
+
+POLY = """
+activation zz(z) = z + z^2
+activation zc(z) = z + z^3
+block p2 { activation: zz dim: 2 width: 4 W_up: [[1, 0], [0, 1], [1, 1], [1, -1]] W_down: [[1, 2, 0, 1], [0, 1, 3, -1]] }
+block p3 { activation: zc dim: 2 width: 4 W_up: [[1, 0], [0, 1], [1, 1], [1, -1]] W_down: [[1, 2, 0, 1], [0, 1, 3, -1]] }
+block p2n { activation: zz dim: 2 width: 2 W_up: [[1, 0], [0, 1]] W_down: [[1, 2], [0, 1]] }
+"""
+
+
+@pytest.mark.parametrize("name, power", [("p2", 2), ("p3", 3)])
+def test_polynomial_rescaling_witness_is_exact_and_numeric(name: str, power: int) -> None:
+    block = {b.name: b for b in resolve_text(POLY).blocks}[name]
+    d = prove(block)
+    assert (d.verdict, d.decided_by, d.scope) == (Verdict.ABSORBABLE, "L-poly-rescale", "these weights")
+    assert d.witness is not None and "exactly" in d.witness.verified
+    x = np.random.default_rng(2).standard_normal((50, 2))
+
+    def sig(t: np.ndarray) -> np.ndarray:
+        return t + t**power
+
+    def f(m: sp.MatrixBase) -> np.ndarray:
+        return np.array(sp.Matrix(m).evalf(30).tolist(), dtype=float)
+
+    got = sig(x @ f(d.witness.w_up).T) @ f(d.witness.w_down).T
+    want = x + sig(x @ f(block.w_up).T) @ f(block.w_down).T
+    assert np.abs(got - want).max() < 1e-9
+
+
+def test_polynomial_rescaling_failure_is_open_not_impossible() -> None:
+    block = {b.name: b for b in resolve_text(POLY).blocks}["p2n"]
+    d = prove(block)
+    assert d.verdict is Verdict.OPEN and d.decided_by == "L-poly-rescale"
+    assert classify(activation_from_text("z + z^2")).verdict is Verdict.CONDITIONAL

@@ -17,6 +17,7 @@ from ..analysis.engine import analyze
 from ..analysis.facts import Evidence
 from ..model.activation import Activation, AnyActivation, GatedActivation
 from ..model.block import M_WIDTH, Block, D, Skip, Stack
+from ..model.functions import Z
 from .derivation import (
     CandidateOutcome,
     Derivation,
@@ -320,7 +321,36 @@ def _concrete(block: Block, d: Derivation, chosen: Attempt) -> Derivation:
             return replace(d, verdict=Verdict.NOT_ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step))
     if d.verdict is Verdict.CONDITIONAL and d.decided_by == "L-linear-rank":
         return _rank_decision(block, d, chosen)
+    if d.verdict is Verdict.CONDITIONAL and d.decided_by == "L-poly-rescale":
+        return _rescale_decision(block, d, chosen)
     return d
+
+
+def _rescale_decision(block: Block, d: Derivation, chosen: Attempt) -> Derivation:
+    from dataclasses import replace
+
+    from .polyrescale import rescale_witness
+    from .skips import skip_matrix
+
+    b = chosen.bindings()
+    c, k, q = b.get("c"), b.get("k"), b.get("q")
+    m_skip = skip_matrix(block)
+    if not (isinstance(c, sp.Expr) and isinstance(k, sp.Integer) and isinstance(q, sp.Expr)) or m_skip is None \
+            or block.w_up is None or block.w_down is None:
+        return d
+    result = rescale_witness(block.w_up, block.w_down, m_skip, c, int(k), q.coeff(Z, int(k)))
+    rid = d.decided_by or ""
+    if result.found:
+        verified = f"exact: {result.how}"
+        step = DerivationStep(f"Exact linear feasibility for these weights: {result.how}. Therefore [{rid}]: these "
+                              "weights are absorbable (rows $\\lambda_i w_i$, columns $a_i\\lambda_i^{-k}$).", (rid,),
+                              kind="conclusion")
+        return replace(d, verdict=Verdict.ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step),
+                       witness=Witness((), result.w_up, result.w_down, None, verified))
+    reason = (f"the rescaling condition fails ({result.how}); it is only sufficient, so the question stays open"
+              if result.found is False else f"no admissible D was found ({result.how})")
+    step = DerivationStep(f"For these weights {reason}.", (rid,), kind="conclusion")
+    return replace(d, verdict=Verdict.OPEN, scope=Scope.THESE, steps=(*d.steps, step), notes=(*d.notes, reason))
 
 
 def _rank_decision(block: Block, d: Derivation, chosen: Attempt) -> Derivation:
