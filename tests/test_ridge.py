@@ -335,3 +335,32 @@ def test_polynomial_rescaling_failure_is_open_not_impossible() -> None:
     d = prove(block)
     assert d.verdict is Verdict.OPEN and d.decided_by == "L-poly-rescale"
     assert classify(activation_from_text("z + z^2")).verdict is Verdict.CONDITIONAL
+
+
+def test_hyper_connection_structured_weights_are_never_absorbable() -> None:
+    """W_down = β ⊗ W⁰ has rank ≤ d < n·d = rank M (invertible mix, n = 2): R-rank, for these weights."""
+    spec = resolve_text("""
+block hc { activation: relu dim: 2 width: 5 skip: hyper(n: 2, mix: [[1, 1/2], [0, 1]])
+  W_up: [[1, 0, 0, 1], [0, 1, 1, 0], [1, 1, 0, -1], [2, 0, 1, 1], [0, 3, -1, 1]]
+  W_down: [[1, 2, 0, 1, -1], [0, 1, 3, 1, 2], [2, 4, 0, 2, -2], [0, 2, 6, 2, 4]] }
+""")
+    d = prove(spec.blocks[0])
+    assert d.decided_by == "R-rank" and d.verdict is Verdict.NOT_ABSORBABLE and d.scope == "these weights"
+    step = next(s for s in d.steps if "rank} M" in s.text)
+    assert "= 4 >" in step.text and "W_{\\mathrm{down}}" in step.text
+
+
+def test_mhc_depth_with_a_singular_mix_is_decided() -> None:
+    spec = resolve_text("""
+block h { activation: relu2 dim: 4 width: 8 skip: hyper(n: 2, mix: [[1/2, 1/2], [1/2, 1/2]]) }
+stack deep = h ^ L
+""")
+    d = prove(spec.stacks[0])
+    assert (d.verdict, d.decided_by) == (Verdict.IMPOSSIBLE, "cor7")
+    assert any("doubly stochastic" in s.text for s in d.steps)
+    # a mix that is not doubly stochastic and singular stays undecided at symbolic depth
+    spec = resolve_text("""
+block h { activation: relu2 dim: 4 width: 8 skip: hyper(n: 2, mix: [[1, 1], [0, 0]]) }
+stack deep = h ^ L
+""")
+    assert prove(spec.stacks[0]).verdict is Verdict.OPEN

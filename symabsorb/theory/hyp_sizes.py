@@ -170,7 +170,8 @@ def _skip_rank_exceeds_width(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
         return simple("skip_rank_exceeds_width", HypStatus.UNKNOWN, statement, f"rank M undecided ({how})")
     bounds: list[tuple[str, Any]] = [("m", b.width)]
     if b.w_up is not None and b.w_down is not None:
-        for name, w in (("rank W_down", b.w_down), ("rank W_up", b.w_up)):
+        for name, w in (("\\operatorname{rank} W_{\\mathrm{down}}", b.w_down),
+                        ("\\operatorname{rank} W_{\\mathrm{up}}", b.w_up)):
             r = exact_rank(w)
             if r is not None:
                 bounds.append((name, r))
@@ -178,10 +179,11 @@ def _skip_rank_exceeds_width(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
         gt = sp.Gt(rank, bound)
         if gt is sp.true:
             return simple("skip_rank_exceeds_width", HypStatus.PROVED,
-                          f"$\\operatorname{{rank}} M = {sp.latex(rank)} > {name.replace('_', '')} = {sp.latex(bound)}$"
+                          f"$\\operatorname{{rank}} M = {sp.latex(rank)} > {name} = {sp.latex(bound)}$"
                           f" ({how})")
     if all(sp.Gt(rank, bound) is sp.false for _, bound in bounds):
         return simple("skip_rank_exceeds_width", HypStatus.REFUTED, statement,
-                      f"rank M = {rank} ≤ " + ", ".join(f"{n} = {v}" for n, v in bounds))
+                      f"rank M = {rank} ≤ the width and the ranks of the weights ("
+                      + ", ".join(str(v) for _, v in bounds) + ")")
     return simple("skip_rank_exceeds_width", HypStatus.UNKNOWN, statement,
                   f"rank M = {rank} is not compared with m = {b.width} for symbolic sizes")
