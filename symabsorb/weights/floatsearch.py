@@ -62,14 +62,33 @@ def blas_threads() -> int:
         return 1
 
 
+_CONTROLLERS: dict[bool, Any] = {}
+
+
+def _controller() -> Any | None:
+    """A cached threadpoolctl controller (creating one scans the loaded libraries, ~5 ms); made again
+    once scipy's own BLAS has been loaded, so that it is controlled too."""
+    import sys
+
+    key = "scipy.linalg" in sys.modules
+    if key not in _CONTROLLERS:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:
+            _CONTROLLERS[key] = None
+        else:
+            _CONTROLLERS[key] = ThreadpoolController()
+    return _CONTROLLERS[key]
+
+
 @contextlib.contextmanager
 def limited_threads() -> Iterator[None]:
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
+    """BLAS limited to :func:`blas_threads` threads for the body (nothing happens without threadpoolctl)."""
+    controller = _controller()
+    if controller is None:
         yield
         return
-    with threadpool_limits(limits=blas_threads(), user_api="blas"):
+    with controller.limit(limits=blas_threads(), user_api="blas"):
         yield
 
 
@@ -144,6 +163,8 @@ def float_search(w_up: Any, w_down: Any, target: Any) -> FloatSearch:
     w_down = np.asarray(w_down, dtype=np.float64)
     target = np.asarray(target, dtype=np.float64)
     m = w_up.shape[0]
+    with contextlib.suppress(ImportError):
+        import scipy.linalg  # noqa: F401  - before limiting threads, so that its BLAS is limited too
     with limited_threads(), np.errstate(over="ignore", under="ignore"):
         b_all, beta = _normalized(w_up, 1)
         a_all, alpha = _normalized(w_down, 0)
