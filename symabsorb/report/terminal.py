@@ -26,6 +26,7 @@ VERDICT_STYLE = {Verdict.IMPOSSIBLE: "bold red", Verdict.CONDITIONAL: "bold yell
 _MATHRM = re.compile(r"\\(?:mathrm|operatorname|text|mathbf)\{([^{}]*)\}")
 _FRAC = re.compile(r"\\[td]?frac\{([^{}]*)\}\{([^{}]*)\}")
 _MATRIX = re.compile(r"\\left\[\\begin\{matrix\}(.*?)\\end\{matrix\}\\right\]", re.S)
+_SUBSCRIPT_THEN = re.compile(r"(_\{[^{}]*\})(?=[A-Za-z(])")
 _DISTANCE = re.compile(r"\\min_S[^$]*\\ge ([0-9.eE+-]+)\$(?: \(([0-9.eE+-]+) relative)?")
 
 
@@ -48,7 +49,9 @@ def plain_math(text: str) -> str:
                  ("\\pm", "±"), ("\\sum", "Σ"), ("\\in", "∈"), ("\\|", "‖"), ("$", ""),
                  ("\\min", "min"), ("\\max", "max"), ("\\log", "log"), ("\\exp", "exp"), ("\\", "")):
         text = text.replace(a, b)
-    return text.replace("{", "").replace("}", "").replace("\x00", "{").replace("\x01", "}")
+    text = _SUBSCRIPT_THEN.sub(r"\1 ", text)  # W_{up}x -> W_up x
+    text = text.replace("{", "").replace("}", "").replace("\x00", "{").replace("\x01", "}")
+    return re.sub(r"\(\s+", "(", re.sub(r"\s+\)", ")", text))
 
 
 def _cites(text: str, library: Library) -> str:
