@@ -364,3 +364,53 @@ block h { activation: relu2 dim: 4 width: 8 skip: hyper(n: 2, mix: [[1, 1], [0, 
 stack deep = h ^ L
 """)
     assert prove(spec.stacks[0]).verdict is Verdict.OPEN
+
+
+def test_dim_one_witness_numerically() -> None:
+    """L-dim-one: for d = 1, B = ασ(x) + βσ(−x), and R = (α + M/2c)σ(x) + (β − M/2c)σ(−x) with two units."""
+    rng = np.random.default_rng(4)
+    for name, sig, c in (("relu", _NUMPY["relu"], 0.5), ("leaky_relu", _NUMPY["leaky_relu"], 101 / 200)):
+        w, a, m_skip = rng.standard_normal(5), rng.standard_normal(5), 1.7
+        alpha = float(np.sum(a[w > 0] * w[w > 0]))
+        beta = float(np.sum(a[w < 0] * np.abs(w[w < 0])))
+        x = np.linspace(-5, 5, 101)
+        residual = m_skip * x + (sig(np.outer(x, w)) @ a)
+        two = (alpha + m_skip / (2 * c)) * sig(x) + (beta - m_skip / (2 * c)) * sig(-x)
+        assert np.abs(residual - two).max() < 1e-9, name
+
+
+def test_small_deciders_do_not_overreach() -> None:
+    spec = resolve_text("""
+activation step(z) = if z > 0 then 1 else 0
+activation halfsign(z) = sign(z) + 1/2
+gated stepglu gate step
+gated halfglu gate halfsign
+block s1 { activation: stepglu dim: 2 width: 4 }
+block s2 { activation: halfglu dim: 2 width: 4 }
+block s3 { activation: silu dim: 1 width: 3 }
+""")
+    blocks = {b.name: b for b in spec.blocks}
+    assert prove(blocks["s1"]).decided_by != "L-gate-continuous"  # g(0) = 0 but g jumps at 0
+    assert prove(blocks["s2"]).decided_by != "L-odd-gate"  # sign + 1/2 is not odd
+    assert prove(blocks["s3"]).decided_by != "L-dim-one"  # SiLU is not positively homogeneous
+
+
+def test_width_m_plus_d_construction_numerically() -> None:
+    """L-width-pairs, second part: with rank W_up = d, one extra unit per independent line adds any Mx."""
+    rng = np.random.default_rng(6)
+    sig, c = _NUMPY["silu"], 0.5
+    d, m = 3, 5
+    w_up, w_down, skip = rng.standard_normal((m, d)), rng.standard_normal((d, m)), rng.standard_normal((d, d))
+    idx = [0, 1, 2]  # independent rows
+    betas = skip @ np.linalg.inv(w_up[idx])  # M = Σ_i β_i w_iᵀ
+    up, down = w_up.copy(), w_down.copy()
+    extra_up, extra_down = [], []
+    for col, i in enumerate(idx):
+        down[:, i] += betas[:, col] / (2 * c)
+        extra_up.append(-w_up[i])
+        extra_down.append(-betas[:, col] / (2 * c))
+    up = np.vstack([up, extra_up])
+    down = np.hstack([down, np.array(extra_down).T])
+    x = rng.standard_normal((80, d))
+    assert up.shape[0] == m + d
+    assert np.abs(sig(x @ up.T) @ down.T - (x @ skip.T + sig(x @ w_up.T) @ w_down.T)).max() < 1e-9
