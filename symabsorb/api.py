@@ -235,6 +235,13 @@ class Spec:
         """Answer every query (same options as :func:`prove`)."""
         return prove(self, **options)
 
+    def _repr_markdown_(self) -> str:
+        rows = [("activations", self.activations), ("blocks", self.blocks), ("stacks", self.stacks),
+                ("queries", self.queries)]
+        lines = [f"**Spec** `{self.path}`", "", "| | |", "|---|---|"]
+        lines += [f"| {what} ({len(names)}) | {', '.join(f'`{n}`' for n in names) or '—'} |" for what, names in rows]
+        return "\n".join(lines) + "\n"
+
     def __repr__(self) -> str:
         r = self.resolved
         return (f"<Spec {r.path!r}: {len(r.activations)} activations, {len(r.blocks)} blocks, {len(r.stacks)} stacks, "

@@ -53,6 +53,7 @@ def test_load_from_path_and_from_text() -> None:
     inline = symabsorb.load(text)
     assert inline.path == "<string>" and inline.queries == ["absorb b"]
     assert repr(inline) == "<Spec '<string>': 0 activations, 1 blocks, 0 stacks, 1 queries>"
+    assert "| blocks (1) | `b` |" in inline._repr_markdown_()
     with pytest.raises(symabsorb.SpecError, match="cannot find"):
         symabsorb.load("missing.absorb")
 
