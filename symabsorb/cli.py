@@ -82,7 +82,10 @@ def _read_spec(path: str) -> tuple[Any, str]:
     from .api import load
 
     if path == "-":
-        spec = load(sys.stdin.read(), name="<stdin>")
+        from .budget import current
+
+        # At most one byte past the size limit: the loader then refuses it with the limit's name.
+        spec = load(sys.stdin.read(current().limits.input_bytes + 1), name="<stdin>")
     else:
         spec = load(Path(path))
     return spec.resolved, spec.text

@@ -17,6 +17,7 @@ from ..analysis.engine import ActivationFacts
 from ..theory.derivation import Derivation, NodeState, Verdict, Witness
 from ..theory.library import Library
 from .common import CITATION, VERDICT_TEXT, facts_rows
+from .escape import terminal_text
 from .model import QueryAnswer, Report
 
 __all__ = ["VERDICT_STYLE", "plain_math", "render_answer_terminal", "render_terminal"]
@@ -146,7 +147,7 @@ def _rich_available() -> bool:
 
 def render_terminal(report: Report, width: int = 110, color: bool = True, plain: bool = False) -> str:
     """A summary table of every query (``plain``: no ``rich``, one line a query)."""
-    rows = _summary(report)
+    rows = [(terminal_text(q), v, terminal_text(by), terminal_text(d)) for q, v, by, d in _summary(report)]
     if plain or not _rich_available():
         out = [report.title, ""]
         for q, v, by, detail in rows:
@@ -218,7 +219,9 @@ def render_answer_terminal(answer: QueryAnswer, library: Library, width: int = 1
     else:
         head, sections = _facts_lines(answer)
         style = "bold"
-    title = answer.query
+    # No control character from a name, a file or a tensor key reaches the terminal.
+    title, head = terminal_text(answer.query), terminal_text(head)
+    sections = [(label, terminal_text(text)) for label, text in sections]
     if plain or not _rich_available():
         out = [f"{title}: {head}"]
         for label, text in sections:
