@@ -1,4 +1,4 @@
-"""Imports run one way: dsl -> model -> analysis -> theory -> weights -> report -> api -> cli."""
+"""Imports run one way: dsl -> model -> analysis -> theory -> weights -> explore -> report -> api -> cli."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import symabsorb
 
-LAYERS = ["dsl", "model", "analysis", "theory", "weights", "report", "api", "cli"]  # api: the facade beside cli
+LAYERS = ["dsl", "model", "analysis", "theory", "weights", "explore", "report", "api", "cli"]  # api: the facade beside cli
 PACKAGE = Path(symabsorb.__file__).parent
 
 

@@ -262,5 +262,5 @@ def build_atlas(title: str, spaces: tuple[Space, ...], records: dict[str, dict[s
                               len(considered), open_cases, groups, _frontier(open_records, groups), family,
                               round(sum(float(r.get("cpu_s", 0.0)) for r in mine), 1)))
     stacks = tuple(sorted((r for r in records.values() if r.get("kind") == "stack"),
-                          key=lambda r: (r["label"], r["planted"])))
+                          key=lambda r: (str(r.get("label")), bool(r.get("planted")), r["id"])))
     return Atlas(title, tuple(out), stacks, run)

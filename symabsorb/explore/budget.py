@@ -5,12 +5,14 @@ wall-clock time. Here a watchdog thread reads the task thread's CPU clock
 (``pthread_getcpuclockid``) and, once the budget is spent, raises :class:`CpuBudgetExceeded` in the
 task thread with ``PyThreadState_SetAsyncExc``. The exception derives from ``BaseException`` so
 that no ``except Exception`` inside SymPy swallows it. It is delivered between bytecodes: a single
-long call into C (a huge FLINT product) finishes first.
+long call into C (a huge FLINT product) finishes first, and never inside an ``import`` (the
+watchdog waits for it to finish: a half-imported module would break every later case).
 """
 
 from __future__ import annotations
 
 import ctypes
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -42,6 +44,18 @@ def _set_async_exc(ident: int, exc: type[BaseException] | None) -> None:
     ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(exc) if exc else None)
 
 
+def _importing(ident: int) -> bool:
+    """Whether the thread is inside an import: interrupting one would leave a half-initialised
+    module behind (``module 'networkx' has no attribute ...`` in every later case), so the
+    watchdog waits until the import is done."""
+    frame = sys._current_frames().get(ident)
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib"):
+            return True
+        frame = frame.f_back
+    return False
+
+
 class _Watchdog(threading.Thread):
     def __init__(self, ident: int, clock: int, seconds: float) -> None:
         super().__init__(name="symabsorb-cpu-budget", daemon=True)
@@ -62,7 +76,7 @@ class _Watchdog(threading.Thread):
                     spent = time.clock_gettime(self.clock)
                 except OSError:  # the thread is gone
                     return
-                if spent >= self.limit:
+                if spent >= self.limit and not _importing(self.ident_target):
                     self.fired = True
                     self.armed = False
                     _set_async_exc(self.ident_target, CpuBudgetExceeded)

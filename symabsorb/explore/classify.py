@@ -16,6 +16,7 @@ import sympy as sp
 from ..model.activation import Activation, GatedActivation, Parameter
 from ..model.block import M_WIDTH, Block, D, Skip
 from .budget import run_with_cpu_budget
+from .wire import from_wire
 
 __all__ = ["RECORD_VERSION", "SETTING_HYPOTHESES", "ClassifyTask", "case_id", "classify_task"]
 
@@ -60,11 +61,10 @@ class ClassifyTask:
     kind: str
     space: str
     label: str
-    expr: sp.Expr
+    expr: Any  # the expression in wire form (:mod:`.wire`), never a pickled SymPy object
     gated: bool
     budget: float | None
     params: tuple[tuple[str, str], ...] = ()  # grid: name -> exact value; cell: name -> "<0" / "=0" / ">0"
-    symbols: tuple[Parameter, ...] = ()  # cell: the free parameters with their sign
     term: Any = None  # the enumerated term (JSON), for classify cases
 
 
@@ -85,11 +85,26 @@ def _outcomes(act: Activation | GatedActivation) -> list[dict[str, Any]]:
     return out
 
 
+def _cell_parameters(task: ClassifyTask) -> tuple[Parameter, ...]:
+    """A sign cell's parameters, symbols carrying their sign (as :func:`.family.cell_tasks` made them)."""
+    if task.kind != "cell":
+        return ()
+    out = []
+    for name, sign in task.params:
+        if sign == ">0":
+            sym = sp.Symbol(name, positive=True)
+            out.append(Parameter(sym, sp.Gt(sym, 0)))
+        elif sign == "<0":
+            sym = sp.Symbol(name, negative=True)
+            out.append(Parameter(sym, sp.Lt(sym, 0)))
+    return tuple(out)
+
+
 def _classify(task: ClassifyTask) -> dict[str, Any]:
     from ..theory.library import default_library
     from ..theory.prover import classify
 
-    sigma = Activation(task.label, task.expr, task.symbols)
+    sigma = Activation(task.label, from_wire(task.expr), _cell_parameters(task))
     act: Activation | GatedActivation = GatedActivation(f"gated {task.label}", sigma) if task.gated else sigma
     d = classify(act, default_library(), None)
     record: dict[str, Any] = {"verdict": d.verdict.value, "decided_by": d.decided_by, "source": d.source,
@@ -99,10 +114,21 @@ def _classify(task: ClassifyTask) -> dict[str, Any]:
     return record
 
 
+def _where(err: BaseException) -> str:
+    """`` (module.py:LINE: message)`` of the innermost frame, so a report can point at the bug."""
+    import traceback
+
+    frames = traceback.extract_tb(err.__traceback__)
+    if not frames:
+        return ""
+    last = frames[-1]
+    return f" ({last.filename.rsplit('/', 1)[-1]}:{last.lineno}: {str(err)[:120]})"
+
+
 def classify_task(task: ClassifyTask) -> dict[str, Any]:
     """Run one case under its CPU budget; a case out of budget is recorded as open, reason ``budget``."""
     head: dict[str, Any] = {"id": task.id, "kind": task.kind, "space": task.space, "label": task.label,
-                            "expr": sp.sstr(task.expr), "gated": task.gated}
+                            "expr": sp.sstr(from_wire(task.expr)), "gated": task.gated}
     if task.params:
         head["params"] = dict(task.params)
     if task.term is not None:
@@ -111,8 +137,8 @@ def classify_task(task: ClassifyTask) -> dict[str, Any]:
         outcome = run_with_cpu_budget(lambda: _classify(task), task.budget)
     except (RecursionError, ArithmeticError, ValueError, TypeError, NotImplementedError, AttributeError) as err:
         # SymPy gave up in a way the engine does not catch: the case stays open, with the reason.
-        return {**head, "status": "error", "verdict": "open", "error": f"{type(err).__name__} in the engine",
-                "cpu_s": 0.0}
+        return {**head, "status": "error", "verdict": "open", "error": f"{type(err).__name__} in the engine"
+                + _where(err), "cpu_s": 0.0}
     if outcome.exceeded or outcome.value is None:
         return {**head, "status": "budget", "verdict": "open",
                 "error": f"CPU budget of {task.budget:g} s exhausted", "cpu_s": round(outcome.cpu_seconds, 3)}

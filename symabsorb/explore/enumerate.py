@@ -53,6 +53,7 @@ class Enumeration:
     merges: tuple[tuple[str, str], ...] = ()  # (dropped term, kept survivor), proved equal
     unresolved: tuple[tuple[str, str], ...] = ()  # overlapping everywhere, equality not proved
     per_size: tuple[tuple[int, int, int], ...] = ()  # (size, generated, survivors)
+    merged_exprs: tuple[tuple[sp.Expr, sp.Expr], ...] = field(default=(), compare=False, repr=False)
 
     @property
     def candidates(self) -> int:
@@ -94,6 +95,7 @@ def enumerate_space(space: Space, progress: Callable[[int, int], None] | None = 
     buckets: dict[tuple[str, ...], list[Survivor]] = {}
     survivors: list[Survivor] = []
     merges: list[tuple[str, str]] = []
+    merged_exprs: list[tuple[sp.Expr, sp.Expr]] = []
     unresolved: list[tuple[str, str]] = []
     generated = constant = structural = proved = 0
     per_size = []
@@ -141,6 +143,7 @@ def enumerate_space(space: Space, progress: Callable[[int, int], None] | None = 
             if kept is not None:
                 proved += 1
                 merges.append((text, kept.text))
+                merged_exprs.append((expr, kept.expr))
                 continue
             survivor = Survivor(term, expr, text, fp)
             buckets.setdefault(fp.key, []).append(survivor)
@@ -152,4 +155,4 @@ def enumerate_space(space: Space, progress: Callable[[int, int], None] | None = 
         reps[n] = level
         per_size.append((n, len(fresh), len(survivors) - made))
     return Enumeration(space.name, space.size, generated, constant, structural, proved, tuple(survivors),
-                       tuple(merges), tuple(unresolved), tuple(per_size))
+                       tuple(merges), tuple(unresolved), tuple(per_size), tuple(merged_exprs))

@@ -12,9 +12,8 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-import sympy as sp
-
 from .budget import run_with_cpu_budget
+from .wire import from_wire
 
 __all__ = ["DEFAULT_SIZES", "DEFAULT_STARTS", "EvidenceTask", "StackTask", "evidence_task", "stack_task"]
 
@@ -28,7 +27,7 @@ class EvidenceTask:
     of: str  # the id of the open classification case
     space: str
     label: str
-    expr: sp.Expr
+    expr: Any  # wire form (:mod:`.wire`)
     gated: bool
     sizes: tuple[tuple[int, int], ...]
     starts: int
@@ -42,7 +41,7 @@ class StackTask:
 
     id: str
     label: str
-    expr: sp.Expr
+    expr: Any  # wire form (:mod:`.wire`)
     sizes: tuple[tuple[int, int], ...]
     starts: int
     budget: float | None
@@ -74,11 +73,12 @@ def _evidence(task: EvidenceTask, done: list[dict[str, Any]]) -> None:
     from .search import make_problem, search_block
     from .verify import verify_candidate
 
+    expr = from_wire(task.expr)
     for d, m in task.sizes:
         rng = np.random.default_rng(_seed(task.label, task.gated, d, m))
         problem = make_problem(rng, d, m, task.gated)
         try:
-            outcome = search_block(task.expr, problem, task.starts, rng)
+            outcome = search_block(expr, problem, task.starts, rng)
         except (ArithmeticError, ValueError, np.linalg.LinAlgError) as err:
             done.append({"d": d, "m": m, "starts": 0, "best_residual": None, "error": type(err).__name__})
             continue
@@ -86,7 +86,7 @@ def _evidence(task: EvidenceTask, done: list[dict[str, Any]]) -> None:
                                "weights": {"W_up": problem.w_up.tolist(), "W_down": problem.w_down.tolist(),
                                            "W_gate": None if problem.w_gate is None else problem.w_gate.tolist()}}
         if outcome.candidate:
-            witness = verify_candidate(task.expr, problem, outcome)
+            witness = verify_candidate(expr, problem, outcome)
             row["candidate"] = True
             if witness is not None:
                 row["witness"] = {"W_up": witness.w_up, "W_down": witness.w_down, "W_gate": witness.w_gate,
@@ -150,7 +150,7 @@ def _stack(task: StackTask, done: list[dict[str, Any]]) -> None:
         rng = np.random.default_rng(_seed("stack", task.label, task.planted, d, m))
         pair = [_planted(rng, d, m) if task.planted else make_problem(rng, d, m, False) for _ in range(2)]
         blocks = (pair[0], pair[1])
-        outcome = search_stack(task.expr, blocks, task.starts, rng)
+        outcome = search_stack(from_wire(task.expr), blocks, task.starts, rng)
         done.append({"d": d, "m": m, "starts": outcome.starts, "best_residual": _round(outcome.best_residual)})
 
 

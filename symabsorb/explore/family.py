@@ -15,9 +15,9 @@ from typing import Any
 
 import sympy as sp
 
-from ..model.activation import Parameter
 from ..model.space import ParameterRange, Space
 from .classify import ClassifyTask, case_id
+from .wire import to_wire
 
 __all__ = ["CELL_SIGNS", "GridPoint", "cell_of", "cell_tasks", "grid_points", "grid_tasks"]
 
@@ -65,7 +65,7 @@ def grid_tasks(space: Space, budget: float | None) -> list[ClassifyTask]:
         for gated in (False, True):
             label = point.label(space.ranges)
             tasks.append(ClassifyTask(case_id("grid", space.name, space.source, label, gated, budget), "grid",
-                                      space.name, label, expr, gated, budget, params))
+                                      space.name, label, to_wire(expr), gated, budget, params))
     return tasks
 
 
@@ -74,21 +74,18 @@ def cell_tasks(space: Space, budget: float | None) -> list[ClassifyTask]:
     tasks = []
     for cell in _cells(space):
         subs: dict[sp.Basic, sp.Basic] = {}
-        free: list[Parameter] = []
         for r, sign in zip(space.ranges, cell, strict=True):
             name = str(r.symbol)
             if sign == "=0":
-                subs[r.symbol] = sp.S.Zero
-                continue
-            sym = sp.Symbol(name, positive=True) if sign == ">0" else sp.Symbol(name, negative=True)
-            subs[r.symbol] = sym
-            free.append(Parameter(sym, sp.Gt(sym, 0) if sign == ">0" else sp.Lt(sym, 0)))
+                subs[r.symbol] = sp.Integer(0)
+            else:  # the worker gives these symbols their constraints (classify._cell_parameters)
+                subs[r.symbol] = sp.Symbol(name, positive=True) if sign == ">0" else sp.Symbol(name, negative=True)
         expr = space.family.xreplace(subs)
         label = ", ".join(f"{r.symbol} {s[0]} 0" for r, s in zip(space.ranges, cell, strict=True))
         params = tuple((str(r.symbol), s) for r, s in zip(space.ranges, cell, strict=True))
         for gated in (False, True):
             tasks.append(ClassifyTask(case_id("cell", space.name, space.source, label, gated, budget), "cell",
-                                      space.name, label, expr, gated, budget, params, tuple(free)))
+                                      space.name, label, to_wire(expr), gated, budget, params))
     return tasks
 
 

@@ -23,6 +23,7 @@ from .executors import Executor, Job
 from .family import cell_tasks, grid_tasks
 from .store import ResultStore
 from .terms import term_from_json
+from .wire import to_wire
 
 __all__ = ["ExploreSettings", "PhaseStats", "RunResult", "explore", "select_spaces"]
 
@@ -98,8 +99,8 @@ def _classify_jobs(space: Space, enum: dict[str, Any] | None, settings: ExploreS
             if cid in store:
                 continue
             term = term_from_json(s["term"])
-            jobs.append((classify_task, ClassifyTask(cid, "classify", space.name, s["label"], term.build(space), gated,
-                                                     settings.budget, term=s["term"])))
+            jobs.append((classify_task, ClassifyTask(cid, "classify", space.name, s["label"], to_wire(term.build(space)),
+                                                     gated, settings.budget, term=s["term"])))
     return total, jobs
 
 
@@ -116,7 +117,7 @@ def _evidence_jobs(spaces: tuple[Space, ...], settings: ExploreSettings, store: 
             eid = case_id("evidence", r["id"], settings.sizes, settings.starts, settings.evidence_budget)
             if eid in store:
                 continue
-            expr = term_from_json(r["term"]).build(space)
+            expr = to_wire(term_from_json(r["term"]).build(space))
             jobs.append((evidence_task, EvidenceTask(eid, r["id"], space.name, r["label"], expr, bool(r["gated"]),
                                                      settings.sizes, settings.starts, settings.evidence_budget)))
     return total, jobs
@@ -135,7 +136,7 @@ def _stack_jobs(settings: ExploreSettings, store: ResultStore) -> tuple[int, lis
             total += 1
             sid = case_id("stack", name, planted, settings.stack_sizes, settings.starts, settings.evidence_budget)
             if sid not in store:
-                jobs.append((stack_task, StackTask(sid, name, act.expr, settings.stack_sizes, settings.starts,
+                jobs.append((stack_task, StackTask(sid, name, to_wire(act.expr), settings.stack_sizes, settings.starts,
                                                    settings.evidence_budget, planted)))
     return total, jobs
 

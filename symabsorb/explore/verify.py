@@ -166,7 +166,7 @@ def verify_candidate(expr: sp.Expr, problem: BlockProblem, outcome: SearchOutcom
     for exact_scale in (False, True):
         if gated:
             g_rows = _snap_rows(outcome.hidden[0], problem.w_gate, exact_scale)
-            u_rows = [tuple(_q(float(x), 64) for x in row) for row in outcome.hidden[1]]
+            u_rows = _snap_rows(outcome.hidden[1], problem.w_up, False)  # the output weights absorb its scale
             p = np.array([[float(x) for x in r] for r in g_rows + u_rows]).ravel()
         else:
             g_rows, u_rows = [], _snap_rows(outcome.hidden, problem.w_up, exact_scale)
