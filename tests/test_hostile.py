@@ -480,3 +480,25 @@ def test_every_command_holds_its_budget(heavy: Path, argv: tuple[str, ...]) -> N
     assert code in (0, 1, 2)
     if code == 2:
         clean_error(err)
+
+
+def test_absorb_never_replaces_its_weights_and_keeps_permissions(tmp_path: Path) -> None:
+    np = pytest.importorskip("numpy")
+    np.savez(tmp_path / "w.npz", W_up=np.array([[1.0, 0], [0, 1], [1, 1]]),
+             W_down=np.array([[-1, 0, 0.5], [0, -1, 1 / 3]]))
+    before = (tmp_path / "w.npz").read_bytes()
+    spec = tmp_path / "s.absorb"
+    spec.write_text('block b { activation: relu weights: "w.npz" up: "W_up" down: "W_down" }\nabsorb b\n',
+                    encoding="utf-8")
+    (tmp_path / "link.npz").symlink_to(tmp_path / "w.npz")
+    for target in ("w.npz", "link.npz"):
+        code, _, err, _ = run("absorb", str(spec), "--block", "b", "-o", str(tmp_path / target))
+        assert code == 2 and "refusing to overwrite" in err
+    assert (tmp_path / "w.npz").read_bytes() == before
+    out = tmp_path / "out.npz"
+    out.write_bytes(b"")
+    out.chmod(0o640)
+    code, _, err, _ = run("absorb", str(spec), "--block", "b", "-o", str(out))
+    assert code == 0, err
+    assert stat.S_IMODE(out.stat().st_mode) == 0o640 and out.stat().st_size > 0
+    assert [p.name for p in tmp_path.iterdir() if PARTIAL_MARK in p.name or p.name.startswith(".")] == []
