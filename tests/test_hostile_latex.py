@@ -9,7 +9,6 @@ import subprocess
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
-import pytest
 from conftest import require_module, require_program
 
 from symabsorb.cli import main
@@ -23,8 +22,8 @@ def _tex_roots(kpsewhich: str) -> list[Path]:
                 "TEXMFCONFIG", "TEXMFHOME"):
         value = subprocess.run([kpsewhich, f"-var-value={var}"], capture_output=True, text=True).stdout.strip()
         roots += [Path(v).resolve() for v in value.split(":") if v.startswith("/")]
-    return roots + [Path("/usr/share/texmf").resolve(), Path("/usr/share/texlive").resolve(),
-                    Path("/var/lib/texmf").resolve(), Path("/etc/texmf").resolve()]
+    return [*roots, Path("/usr/share/texmf").resolve(), Path("/usr/share/texlive").resolve(),
+            Path("/var/lib/texmf").resolve(), Path("/etc/texmf").resolve()]
 
 
 def test_hostile_report_reads_no_file_outside_its_directory(tmp_path: Path) -> None:
