@@ -291,3 +291,12 @@ def test_transpose_is_for_in_by_out_layouts_minilm(tmp_path: Path) -> None:
     assert default_library() is not None
     doc = (Path(__file__).parent.parent / "docs" / "language.md").read_text(encoding="utf-8")
     assert "`transpose: true` is for `in × out` layouts" in doc and "reads `nn.Linear` layouts" not in doc
+
+
+def test_fmt_write_keeps_trailing_comments_on_their_line(tmp_path: Path) -> None:
+    spec = write(tmp_path, "c.absorb", "activation a(z) = z  # keep me\n"
+                 "block b { activation: relu dim: 2 width: 3 }  # trailing\nabsorb b # q\n")
+    assert run("fmt", "--write", str(spec))[0] == 0
+    text = spec.read_text(encoding="utf-8")
+    assert "activation a(z) = z  # keep me\n" in text and "}  # trailing\n" in text and "absorb b  # q\n" in text
+    assert run("fmt", "--check", str(spec))[0] == 0  # and formatting is stable
