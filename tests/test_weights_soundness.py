@@ -499,3 +499,18 @@ def test_fuzz_corrupt_weight_files(tmp_path: Path, kind: str, data: Any) -> None
         load_block_weights(WeightsDecl(path.name), tmp_path, gated=False)
     except SpecError as err:
         assert (err.summary and err.expected is not None) or err.hint is not None
+
+
+def test_nondegenerate_scope_results_check_file_weights_exactly(tmp_path: Path) -> None:
+    """Mish (R-no-flip: impossible for nondegenerate weights): the file's nondegeneracy is checked exactly,
+    and degenerate weights leave the question open instead of inheriting the generic verdict."""
+    rng = np.random.default_rng(6)
+    w_up, w_down = rng.standard_normal((8, 3)), rng.standard_normal((3, 8))
+    np.savez(tmp_path / "g.npz", W_up=w_up, W_down=w_down)
+    d = prove_json(spec_for(tmp_path, "g.npz", "mish"))
+    assert d["verdict"] == "not-absorbable" and d["scope"] == "these weights"
+    assert not any(a.startswith("nondegenerate") for a in d["assumptions"])
+    w_up[5] = -4.0 * w_up[2]
+    np.savez(tmp_path / "g.npz", W_up=w_up, W_down=w_down)
+    d = prove_json(spec_for(tmp_path, "g.npz", "mish"))
+    assert d["verdict"] == "open" and any("rows 2 and 5 of W_up are collinear" in n for n in d["notes"])

@@ -21,6 +21,9 @@ from .witness import flip_witness, max_relative_error
 
 __all__ = ["decide_block", "decide_concrete"]
 
+#: A witness whose numeric check exceeds this is a bug (its condition was checked exactly).
+WITNESS_TOLERANCE = 1e-6
+
 
 def _fmt_set(s: tuple[int, ...]) -> str:
     return "\\{" + ", ".join(map(str, s)) + "\\}"
@@ -30,9 +33,11 @@ def decide_block(block: Block, derivation: Derivation) -> tuple[Derivation, Sear
     """Refine the derivation of one block with inline (exact) weights."""
     if not block.has_inline_weights or derivation.verdict is not Verdict.CONDITIONAL:
         return derivation, None
+    from .filedecide import INDEX_SET_RESULTS
+
     c = derivation.condition_constant
     m_skip = skip_matrix(block)
-    if c is None or m_skip is None:
+    if c is None or m_skip is None or derivation.decided_by not in INDEX_SET_RESULTS:
         return derivation, None
     assert block.w_up is not None and block.w_down is not None
     target = sp.ImmutableMatrix(-m_skip / (2 * c))
@@ -51,6 +56,12 @@ def decide_block(block: Block, derivation: Derivation) -> tuple[Derivation, Sear
         exact = sp.simplify(-2 * c * flipped - m_skip) == sp.zeros(*m_skip.shape)
         witness = Witness(s, w_up, w_down, w_gate)
         error = max_relative_error(block, witness, points=200)
+        if not error <= WITNESS_TOLERANCE:
+            from .filedecide import WitnessCheckError
+
+            raise WitnessCheckError(f"internal error: the flip witness for `{block.name}` (S = {set(s)}) fails its "
+                                    f"numeric check (max relative error {error:.3g} > {WITNESS_TOLERANCE:g}) although "
+                                    "the index-set condition holds exactly; no verdict is given. Please report this.")
         how = "the rows $S$ of $W_{\\mathrm{gate}}$ and the columns $S$ of $W_{\\mathrm{down}}$" if block.gated \
             else "the rows $S$ of $W_{\\mathrm{up}}$"
         verified = (f"exact: with $c = {sp.latex(c)}$, $-2c\\,W_{{\\mathrm{{down}}}}[:,S]W_{{\\mathrm{{up}}}}[S,:] = M$ "
@@ -193,6 +204,12 @@ def decide_concrete(target: Block | Stack, derivation: Derivation, library: Libr
         else:
             error = float_stack_error(target, originals, layers)
             how = "1,000 random points, float64"
+        if not error <= WITNESS_TOLERANCE:
+            from .filedecide import WitnessCheckError
+
+            raise WitnessCheckError(f"internal error: the composed witnesses of `{target.name}` fail their numeric "
+                                    f"check (max relative error {error:.3g} > {WITNESS_TOLERANCE:g}); no verdict is "
+                                    "given. Please report this.")
         steps.append(DerivationStep("By [depth-witnesses], composing the block witnesses absorbs the whole stack "
                                     f"(checked numerically: max relative error {error:.2e} at {how}).",
                                     ("depth-witnesses",), kind="conclusion"))

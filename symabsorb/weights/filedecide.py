@@ -157,27 +157,41 @@ def decide_file_block(block: Block, base_dir: Path, library: Library) -> FileDec
                                    f"$d = {d}$, $m = {m}$; all entries finite. Every entry is an exact rational "
                                    "(a dyadic number), and the weights are decided as such.", kind="setting"))
     notes = list(derivation.notes)
-    assumptions = [a for a in derivation.assumptions if not a.startswith("nondegenerate weights")]
+    assumptions = list(derivation.assumptions)
     necessary = derivation.necessary
-    needs_nondeg = derivation.decided_by in NEEDS_NONDEGENERATE or any(
-        a.startswith("nondegenerate") for a in derivation.assumptions)
+    needs_nondeg = derivation.decided_by in NEEDS_NONDEGENERATE or str(derivation.scope) == "nondegenerate weights" \
+        or any(a.startswith("nondegenerate") for a in derivation.assumptions)
     exact_nd: dict[str, Any] | None = None
-    if derivation.verdict is Verdict.CONDITIONAL and needs_nondeg:
+    verdict, scope = derivation.verdict, derivation.scope
+    rid0 = derivation.decided_by or ""
+    if needs_nondeg and verdict in (Verdict.CONDITIONAL, Verdict.IMPOSSIBLE):
         exact_nd = exact_nondegeneracy(w.w_up, w.w_down)
         if exact_nd["holds"]:
+            assumptions = [a for a in assumptions if not a.startswith("nondegenerate")]
             steps.insert(2, DerivationStep(f"Nondegeneracy checked exactly on these weights: {exact_nd['reason']} "
                                            f"(largest float |cos| between rows: {nondeg.worst_cos:.6f}).",
-                                           (derivation.decided_by or "",), kind="hypothesis"))
-        else:
+                                           (rid0,), kind="hypothesis"))
+            if verdict is Verdict.IMPOSSIBLE:
+                steps.append(DerivationStep(f"These weights are nondegenerate (checked exactly), so by [{rid0}] they "
+                                            "are not absorbable.", (rid0,), kind="conclusion"))
+                verdict, scope = Verdict.NOT_ABSORBABLE, "these weights"
+        elif verdict is Verdict.CONDITIONAL:
             necessary = "conjectured"
-            notes.append(f"outside the necessity part of [{derivation.decided_by}]: {exact_nd['reason']}; only the "
-                         "sufficient direction applies")
+            notes.append(f"outside the necessity part of [{rid0}]: {exact_nd['reason']}; only the sufficient "
+                         "direction applies")
+        else:
+            why = (f"[{rid0}] is proved for nondegenerate weights only, and these are degenerate: "
+                   f"{exact_nd['reason']}")
+            steps.append(DerivationStep(f"So the question stays open for these weights: {why}.", (rid0,),
+                                        kind="conclusion"))
+            notes.append(why)
+            verdict, scope = Verdict.OPEN, "these weights"
     if w.biases:
         notes.append("the file has biases (" + ", ".join(w.biases) + "): the results are about the bias-free block; "
                      "with biases the flip witness still absorbs when the condition holds (the output bias absorbs "
                      "the constant -W_down[:,S] b_S), and nothing else is covered")
     derivation = replace(derivation, steps=tuple(steps), notes=tuple(notes), assumptions=tuple(assumptions),
-                         necessary=necessary)
+                         necessary=necessary, verdict=verdict, scope=scope)
     c = derivation.condition_constant
     if derivation.verdict is not Verdict.CONDITIONAL or c is None:
         return FileDecision(derivation, w, nondeg, None)
