@@ -150,7 +150,7 @@ def parse_limit(text: str, limits: Limits) -> Limits:
 
 # ---- the CPU timer: one ITIMER_PROF shared by nested deadlines ---------------------------------
 
-@dataclass
+@dataclass(eq=False)
 class _Deadline:
     at: float  # process_time() at which it expires
     make: Callable[[], Timeout]
@@ -158,6 +158,9 @@ class _Deadline:
 
 
 _stack: list[_Deadline] = []
+# True while the stack is being changed: the handler then only re-arms, so an exception can never
+# land in the middle of the bookkeeping (and leave a stale deadline behind).
+_busy = False
 
 
 def _main_thread() -> bool:
@@ -177,6 +180,8 @@ def _arm() -> None:
 
 
 def _on_timer(signum: int, frame: object) -> None:
+    if _busy:
+        return  # the bookkeeping re-arms the timer when it is done
     now = time.process_time()
     expired = next((d for d in _stack if now >= d.at - 1e-3), None)
     if expired is None:
@@ -191,25 +196,35 @@ def _on_timer(signum: int, frame: object) -> None:
 
 @contextmanager
 def _push(entry: _Deadline) -> Iterator[None]:
+    global _busy
     if not _main_thread():
         yield  # signals reach the main thread only; elsewhere only cooperative checks apply
         return
-    previous = signal.signal(signal.SIGPROF, _on_timer) if not _stack else None
-    _stack.append(entry)
+    _busy = True
     try:
-        if time.process_time() >= entry.at:
+        previous = signal.signal(signal.SIGPROF, _on_timer) if not _stack else None
+        _stack.append(entry)
+        spent = time.process_time() >= entry.at
+    finally:
+        _busy = False
+    try:
+        if spent:
             raise entry.make()
         _arm()
         yield
     finally:
-        _stack.remove(entry)
-        if not _stack:
-            signal.setitimer(signal.ITIMER_PROF, 0)
-            # Our handler stays when there was none: a SIGPROF still pending must not kill the process.
-            if callable(previous) and previous is not _on_timer:
-                signal.signal(signal.SIGPROF, previous)
-        else:
-            _arm()
+        _busy = True
+        try:
+            _stack.remove(entry)
+            if not _stack:
+                signal.setitimer(signal.ITIMER_PROF, 0)
+                # Our handler stays when there was none: a SIGPROF still pending must not kill the process.
+                if callable(previous) and previous is not _on_timer:
+                    signal.signal(signal.SIGPROF, previous)
+            else:
+                _arm()
+        finally:
+            _busy = False
 
 
 @contextmanager
