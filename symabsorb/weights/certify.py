@@ -548,8 +548,14 @@ def certificate_from_dict(data: dict[str, Any]) -> Certificate:
 
 
 def file_digest(path: str) -> str:
+    """SHA-256 of a weights file (regular files only, same size cap as the readers)."""
+    from pathlib import Path
+
+    from ..paths import open_regular
+    from .io import MAX_FILE_BYTES
+
     h = hashlib.sha256()
-    with open(path, "rb") as fh:
+    with open_regular(Path(path), None, "weights file", max_bytes=MAX_FILE_BYTES) as (fh, _size):
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
