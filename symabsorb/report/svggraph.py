@@ -3,12 +3,11 @@ comes from (paper or library), the fill what happened to it in this report."""
 
 from __future__ import annotations
 
-from html import escape
-
 import networkx as nx
 
 from ..theory.derivation import NodeState
 from .common import SOURCE_COLORS, STATE_COLORS, used_graph
+from .escape import html_text as escape  # the one HTML escaper (symabsorb.report.escape)
 from .model import Report
 
 __all__ = ["graph_svg", "legend_svg"]
