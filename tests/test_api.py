@@ -167,3 +167,15 @@ def test_a_missing_extra_is_one_warning(monkeypatch: pytest.MonkeyPatch) -> None
         warnings.simplefilter("error")
         report.render("html")  # once is enough
         symabsorb.classify("relu").render("html")  # one answer has no plots: nothing is missing
+
+
+def test_fragments_on_one_page_share_no_id() -> None:
+    pages = [symabsorb.prove(PAPER)._repr_html_(), symabsorb.classify("gelu")._repr_html_(),
+             symabsorb.classify("relu")._repr_html_()]
+    seen: set[str] = set()
+    for html in pages:
+        ids = re.findall(r'\sid="([^"]+)"', html)
+        assert ids and len(ids) == len(set(ids)) and not seen & set(ids)
+        seen |= set(ids)
+        local = re.findall(r'(?:href="#|url\(#)([^")]+)', html)
+        assert local and set(local) <= set(ids)  # every link and SVG reference stays in its own fragment

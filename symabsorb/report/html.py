@@ -19,7 +19,7 @@ from .model import QueryAnswer, Report
 from .plots import activation_svg, has_taylor_curve, report_activations
 from .svggraph import graph_svg, legend_svg
 
-__all__ = ["HtmlRenderer", "html_fragment", "html_page", "render_html", "scoped_css"]
+__all__ = ["HtmlRenderer", "html_fragment", "html_page", "render_html", "scoped_css", "scoped_ids"]
 
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;max-width:62rem;margin:2rem auto;padding:0 1rem;
@@ -211,9 +211,24 @@ def html_page(title: str, body: str) -> str:
             f"<title>{escape(title)}</title><style>{CSS}</style></head><body>{body}</body></html>\n")
 
 
+_ID = re.compile(r'(\sid=")([^"#]+)(")')
+_LOCAL_REF = re.compile(r'((?:href|xlink:href)="#|url\(#)([^")]+)')
+
+
+def scoped_ids(body: str) -> str:
+    """Every ``id`` of ``body`` and every local reference to one, prefixed by a digest of ``body``:
+    several fragments on one page (a notebook) never share an id, and each link stays in its own."""
+    import hashlib
+
+    prefix = "sa" + hashlib.sha256(body.encode("utf-8")).hexdigest()[:8] + "-"
+    body = _ID.sub(lambda m: m.group(1) + prefix + m.group(2) + m.group(3), body)
+    return _LOCAL_REF.sub(lambda m: m.group(1) + prefix + m.group(2), body)
+
+
 def html_fragment(body: str) -> str:
-    """``body`` in one ``<div class="symabsorb">`` with its own scoped CSS: no ``<html>``, no global rule."""
-    return f'<div class="{SCOPE}"><style>{scoped_css()}</style>{body}</div>\n'
+    """``body`` in one ``<div class="symabsorb">`` with its own scoped CSS and ids: no ``<html>``, no
+    global rule, no id another fragment could also use."""
+    return f'<div class="{SCOPE}"><style>{scoped_css()}</style>{scoped_ids(body)}</div>\n'
 
 
 def render_html(report: Report, fragment: bool = False) -> str:

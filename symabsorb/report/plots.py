@@ -79,6 +79,9 @@ def activation_svg(facts: ActivationFacts, anchor: str) -> str | None:
     svg = buf.getvalue()
     svg = svg[svg.index("<svg"):]
     svg = re.sub(r"<!--.*?-->", "", svg, flags=re.S)
+    # matplotlib numbers its ids per figure (`figure_1`, `axes_1`): make them this figure's own
+    svg = re.sub(r'(\sid=")([^"]+")', rf"\1{anchor}-\2", svg)
+    svg = re.sub(r'((?:xlink:)?href="#|url\(#)', rf"\1{anchor}-", svg)
     # matplotlib's `*{...}` rule would restyle every element of a page that embeds the SVG: scope it
     svg = svg.replace("<svg ", f'<svg class="plot-{anchor}" ', 1)
     return svg.replace("*{stroke-linejoin", f".plot-{anchor} *{{stroke-linejoin", 1)

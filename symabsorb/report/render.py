@@ -87,6 +87,8 @@ def render_answer(answer: QueryAnswer, library: Library, fmt: str, *, fragment: 
     """One answer (a verdict with its derivation, or facts) in ``fmt``, with the results it cites."""
     fmt = normalize_format(fmt)
     cited = _cited(answer, library)
+    # the candidates it only tried are linked from its table: listed too, folded away
+    tried = [rid for rid in Report("", "", "", (answer,), library).cited() if rid not in cited]
     if fmt == "md":
         from .markdown import MarkdownRenderer
 
@@ -96,6 +98,12 @@ def render_answer(answer: QueryAnswer, library: Library, fmt: str, *, fragment: 
             for rid in cited:
                 r = library.results[rid]
                 lines += [f'<a id="ref-{rid}"></a>', f"- **{r.label}** — {r.title} (*{r.source}*: {r.citation}).", ""]
+        if tried:
+            lines += ["<details><summary>Other results tried</summary>", ""]
+            for rid in tried:
+                r = library.results[rid]
+                lines += [f'<a id="ref-{rid}"></a>', f"- **{r.label}** — {r.title} (*{r.source}*: {r.citation}).", ""]
+            lines += ["</details>"]
         return "\n".join(lines).rstrip("\n") + "\n"
     if fmt == "json":
         from .jsonout import answer_to_dict
@@ -108,7 +116,9 @@ def render_answer(answer: QueryAnswer, library: Library, fmt: str, *, fragment: 
 
         renderer = HtmlRenderer(library)
         body = (f"<p><strong><code>{escape(answer.query)}</code></strong></p>" + renderer.render(answer)
-                + "".join(renderer.reference(rid) for rid in cited))
+                + "".join(renderer.reference(rid) for rid in cited)
+                + (f"<details><summary>Other results tried ({len(tried)})</summary>"
+                   + "".join(renderer.reference(rid) for rid in tried) + "</details>" if tried else ""))
         return html_fragment(body) if fragment else html_page(answer.query, body)
     if fmt == "tex":
         from .latex import LatexRenderer
