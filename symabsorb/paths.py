@@ -80,7 +80,7 @@ def confine(base: Path, name: str, root: Path | None, span: Span | None, what: s
     root = root.resolve()
     if resolved != root and root not in resolved.parents:
         raise InputError(f"{what} `{name}` is outside the spec's directory", span, f"`{name}`",
-                         f"a file inside `{root}`",
+                         "a file in the spec's directory or below it",
                          "inputs are confined to the spec's directory tree; pass --allow-outside to lift this")
     return resolved
 
