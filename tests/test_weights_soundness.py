@@ -514,3 +514,38 @@ def test_nondegenerate_scope_results_check_file_weights_exactly(tmp_path: Path) 
     np.savez(tmp_path / "g.npz", W_up=w_up, W_down=w_down)
     d = prove_json(spec_for(tmp_path, "g.npz", "mish"))
     assert d["verdict"] == "open" and any("rows 2 and 5 of W_up are collinear" in n for n in d["notes"])
+
+
+def test_targets_for_every_skip_kind(tmp_path: Path) -> None:
+    """T = -M/(2c) built exactly for scaled, matrix and hyper skips (planted exactly, so absorbable)."""
+    rng = np.random.default_rng(0)
+    w_up, w_down = rng.standard_normal((8, 2)), rng.standard_normal((2, 8))
+    b = np.diag([2.0, -1.0])[[1, 0]]
+    w_up[[1, 4]] = b
+    cases = {"scaled(1/2)": np.eye(2) / 2, "[[2, 1], [0, 1]]": np.array([[2.0, 1.0], [0.0, 1.0]]),
+             "hyper(n: 2, mix: [[1, 1], [0, 1]])": np.array([[1.0, 1.0], [0.0, 1.0]])}
+    for i, (skip, m_skip) in enumerate(cases.items()):
+        down = w_down.copy()
+        down[:, [1, 4]] = -m_skip @ np.linalg.inv(b)  # relu/gelu: c = 1/2, T = -M
+        np.savez(tmp_path / f"k{i}.npz", W_up=w_up, W_down=down)
+        dim = "dim: 1" if skip.startswith("hyper") else "dim: 2"
+        d = prove_json(spec_for(tmp_path, f"k{i}.npz", "gelu", f"{dim} skip: {skip}"))
+        assert d["verdict"] == "absorbable" and d["certificate"]["index_set"] == [1, 4], skip
+        down[1, 4] = np.nextafter(down[1, 4], 9.0)
+        np.savez(tmp_path / f"k{i}.npz", W_up=w_up, W_down=down)
+        d = prove_json(spec_for(tmp_path, f"k{i}.npz", "gelu", f"{dim} skip: {skip}"))
+        assert d["verdict"] in ("not-absorbable", "open") and d["certificate"]["kind"] != "index-set", skip
+
+
+def test_verify_without_certificates_and_on_bad_input(tmp_path: Path) -> None:
+    spec = tmp_path / "c.absorb"
+    spec.write_text("classify gelu\n")
+    report = tmp_path / "c.json"
+    assert run("prove", str(spec), "--format", "json", "-o", str(report))[0] == 0
+    code, out, _ = run("verify", str(report))
+    assert code == 0 and "no certificates" in out
+    (tmp_path / "bad.json").write_text("{not json")
+    code, _, err = run("verify", str(tmp_path / "bad.json"))
+    assert code == 2 and "not a JSON report" in err and "Traceback" not in err
+    code, _, err = run("verify", str(tmp_path / "missing.json"))
+    assert code == 2 and "Traceback" not in err

@@ -79,7 +79,8 @@ def _target(block: Block, c: Any) -> Target | None:
     if skip.kind == "identity":
         entries = {(i, i): sp.Integer(1) for i in range(dim)}
     elif skip.kind == "scaled":
-        entries = {(i, i): sp.sympify(skip.factor) for i in range(dim)} if skip.factor != 0 else {}
+        factor = skip.factor if isinstance(skip.factor, sp.Basic) else sp.Rational(skip.factor or 0)
+        entries = {(i, i): factor for i in range(dim)} if factor != 0 else {}
     elif skip.kind == "matrix":
         assert skip.matrix is not None
         entries = {(i, k): skip.matrix[i, k] for i in range(skip.matrix.rows) for k in range(skip.matrix.cols)
@@ -91,7 +92,7 @@ def _target(block: Block, c: Any) -> Target | None:
         entries = {(p * dim + i, q * dim + i): skip.matrix[p, q] for p in range(n) for q in range(n)
                    if skip.matrix[p, q] != 0 for i in range(dim)}
         dim = n * dim
-    scale = -1 / (2 * sp.sympify(c))
+    scale = -sp.Integer(1) / (2 * c)
     out = []
     for (i, k), v in sorted(entries.items()):
         t = v * scale
