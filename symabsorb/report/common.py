@@ -142,6 +142,11 @@ def facts_rows(f: ActivationFacts) -> list[tuple[str, Evidence, str]]:
          if g.growth_class else "undecided"),
         ("polynomial", po.evidence, "yes" if po.value else ("no" if po.evidence.refuted else "undecided")),
     ]
+    if f.gate is None:
+        sym = f.symmetry
+        rows.append(("scale-sign symmetries Sym(σ)", sym.evidence,
+                     "{" + ", ".join(c.describe() for c in sym.kept) + "}; remainders "
+                     + ", ".join(sp.sstr(r) for r in sym.remainders()) if sym.evidence.proved else "undecided"))
     if f.gate is not None:
         rows.append(("gate flip g(z)+g(−z) = 2g(0)", f.gate.evidence,
                      f"g(0) = {sp.sstr(f.gate.value_at_0)}, flip symmetric: {f.gate.flip_symmetric}"))
