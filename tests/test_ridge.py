@@ -414,3 +414,13 @@ def test_width_m_plus_d_construction_numerically() -> None:
     x = rng.standard_normal((80, d))
     assert up.shape[0] == m + d
     assert np.abs(sig(x @ up.T) @ down.T - (x @ skip.T + sig(x @ w_up.T) @ w_down.T)).max() < 1e-9
+
+
+def test_r_linear_odd_concrete_weights_not_absorbable_by_exact_search() -> None:
+    act = activation_from_text("softplus")
+    up = sp.ImmutableMatrix([[1, 0], [0, 1], [1, 1]])
+    down = sp.ImmutableMatrix([[1, 2, 0], [0, 1, 3]])
+    block = Block("b", act, 2, 3, Skip("matrix", matrix=sp.ImmutableMatrix([[1, 1], [1, 1]])), up, down)
+    d, result = decide_block(block, prove(block))
+    assert result is not None and result.found is False
+    assert (d.verdict, d.decided_by) == (Verdict.NOT_ABSORBABLE, "R-linear-odd")
