@@ -307,8 +307,11 @@ def test_errors_never_echo_a_non_spec_file(tree: Path) -> None:
     spec = tree / "s.absorb"
     spec.write_text('import "notes.absorb"\n', encoding="utf-8")
     _, _, err, _ = run("check", str(spec))
-    # the imported file is inside the tree and is a spec: its own line is shown for its own error
-    assert err.startswith(str(tree / "notes.absorb"))
+    assert "is not a spec file" in err and "TOP-SECRET" not in err
+    (tree / "typo.absorb").write_text("activaton f(z) = z\n", encoding="utf-8")
+    spec.write_text('import "typo.absorb"\n', encoding="utf-8")
+    _, _, err, _ = run("check", str(spec))  # a spec with a typo is still quoted, with its hint
+    assert err.startswith(str(tree / "typo.absorb")) and "did you mean `activation`" in err
 
 
 def test_weights_files_outside_the_tree_are_refused(tree: Path) -> None:

@@ -7,13 +7,14 @@ about a file never quotes another file's content.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from ..budget import current, input_root
 from ..paths import confine, read_input
 from . import syntax as s
-from .errors import Span, SpecError, SpecImportError, SpecLimitError
-from .parser import parse_text
+from .errors import Span, SpecError, SpecImportError, SpecLimitError, SpecSyntaxError, did_you_mean
+from .parser import STATEMENT_KEYWORDS, parse_text
 
 __all__ = ["load_modules", "read_source"]
 
@@ -63,7 +64,16 @@ def load_modules(path: str | Path, text: str | None = None) -> tuple[s.Module, .
                                  Span(str(file), 1, 1, 1, 1),
                                  f"{len(source.encode('utf-8'))} bytes", f"at most {limits.input_bytes} bytes",
                                  limits.hint("input_bytes"))
-        module = parse_text(source, str(file))
+        try:
+            module = parse_text(source, str(file))
+        except SpecSyntaxError as err:
+            if (via is not None and err.span is not None and (err.span.line, err.span.column) == _first_token(source)
+                    and not _near_keyword(source, err.span)):
+                # An imported file that fails at its very first token is not a spec (a key file, a
+                # password file behind a link, with --allow-outside): say so without quoting it.
+                raise SpecImportError(f"`{via.path}` is not a spec file", via.span, "a file that does not start "
+                                      "with a statement", "a .absorb spec", "check the path of the import") from None
+            raise
         for stmt in module.statements:
             if isinstance(stmt, s.Import):
                 try:
@@ -78,6 +88,22 @@ def load_modules(path: str | Path, text: str | None = None) -> tuple[s.Module, .
 
     visit(root, (), None, text)
     return tuple(order)
+
+
+def _first_token(text: str) -> tuple[int, int]:
+    """Line and column of the first character that is neither space nor part of a comment."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.lstrip()
+        if stripped and not stripped.startswith("#"):
+            return number, len(line) - len(stripped) + 1
+    return 1, 1
+
+
+def _near_keyword(text: str, span: Span) -> bool:
+    """Whether the word at ``span`` is a misspelt statement keyword (a spec with a typo, worth quoting)."""
+    line = text.splitlines()[span.line - 1] if text.splitlines() else ""
+    m = re.match(r"[A-Za-z_]+", line[span.column - 1:])
+    return bool(m) and did_you_mean(m.group(), STATEMENT_KEYWORDS) is not None
 
 
 def _import_target(importer: Path, stmt: s.Import, tree: Path) -> Path:
