@@ -510,6 +510,10 @@ def test_nondegenerate_scope_results_check_file_weights_exactly(tmp_path: Path) 
     d = prove_json(spec_for(tmp_path, "g.npz", "mish"))
     assert d["verdict"] == "not-absorbable" and d["scope"] == "these weights"
     assert not any(a.startswith("nondegenerate") for a in d["assumptions"])
+    assert d["certificate"]["kind"] == "nondegenerate" and d["certificate"]["nondegenerate"]["holds"]
+    report = tmp_path / "m.json"
+    assert run("prove", str(spec_for(tmp_path, "g.npz", "mish")), "--format", "json", "-o", str(report))[0] == 0
+    assert run("verify", str(report))[0] == 0
     w_up[5] = -4.0 * w_up[2]
     np.savez(tmp_path / "g.npz", W_up=w_up, W_down=w_down)
     d = prove_json(spec_for(tmp_path, "g.npz", "mish"))

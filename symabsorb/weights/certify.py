@@ -81,7 +81,7 @@ class Target:
 
 @dataclass(frozen=True)
 class Certificate:
-    kind: str  # "index-set" | "separating" | "exact-search"
+    kind: str  # "index-set" | "separating" | "exact-search" | "nondegenerate"
     target: Target
     index_set: tuple[int, ...] = ()
     y_limbs: tuple[tuple[int, Any], ...] = ()  # Y = Σ 2^e · limb
@@ -97,6 +97,15 @@ class Certificate:
     @property
     def found(self) -> bool:
         return self.kind == "index-set"
+
+    def describe_target(self) -> str:
+        """``T`` in a few words (what the certificate is about)."""
+        t = self.target
+        diag = {v for i, k, v in t.entries if i == k}
+        if len(t.entries) == t.size and all(i == k for i, k, _ in t.entries) and len(diag) == 1:
+            v = diag.pop()
+            return f"T = {_frac_str(v)}·I ({t.size} x {t.size})"
+        return f"T ({t.size} x {t.size}, {len(t.entries)} nonzero entries)"
 
 
 @dataclass(frozen=True)
@@ -447,6 +456,10 @@ def check_certificate(cert: Certificate, w_up: Any, w_down: Any) -> str:
             raise CertificateError(f"the claimed distance {cert.distance} exceeds margin/‖Y‖_F")
         out = (f"⟨Y,T⟩ = {_approx(ev.inner)} outside [Σ min(0,y_j), Σ max(0,y_j)] = [{_approx(ev.negative)}, "
                f"{_approx(ev.positive)}] (exact); distance ≥ {cert.distance:.6g} confirmed")
+    elif cert.kind == "nondegenerate":
+        if cert.nondegenerate is None or not cert.nondegenerate.get("holds"):
+            raise CertificateError("a nondegeneracy certificate must record that nondegeneracy holds")
+        out = "the verdict rests on nondegeneracy alone"
     elif cert.kind == "exact-search":
         if d * d * m > EXACT_FALLBACK_SIZE:
             raise CertificateError("exact-search certificates are only accepted for small systems")
@@ -495,8 +508,9 @@ def certificate_to_dict(cert: Certificate) -> dict[str, Any]:
     entries = [[i, k, _frac_str(v)] for i, k, v in cert.target.entries]
     out: dict[str, Any] = {
         "kind": cert.kind,
-        "claim": ("W_down[:,S] W_up[S,:] = T" if cert.kind == "index-set"
-                  else "no S ⊆ {0..m-1} has W_down[:,S] W_up[S,:] = T"),
+        "claim": {"index-set": "W_down[:,S] W_up[S,:] = T",
+                  "nondegenerate": "rows of W_up nonzero and pairwise non-collinear, columns of W_down nonzero"}.get(
+                      cert.kind, "no S ⊆ {0..m-1} has W_down[:,S] W_up[S,:] = T"),
         "target": {"rows": d, "cols": d, "nonzero": entries},
         "index_set": list(cert.index_set),
         "Y": None if not cert.y_limbs else {"sum_of": [{"exp": e, **_pack(limb)} for e, limb in cert.y_limbs],

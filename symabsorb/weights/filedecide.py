@@ -163,6 +163,7 @@ def decide_file_block(block: Block, base_dir: Path, library: Library) -> FileDec
     needs_nondeg = derivation.decided_by in NEEDS_NONDEGENERATE or str(derivation.scope) == "nondegenerate weights" \
         or any(a.startswith("nondegenerate") for a in derivation.assumptions)
     exact_nd: dict[str, Any] | None = None
+    nd_certificate: Certificate | None = None
     verdict, scope = derivation.verdict, derivation.scope
     rid0 = derivation.decided_by or ""
     if needs_nondeg and verdict in (Verdict.CONDITIONAL, Verdict.IMPOSSIBLE):
@@ -176,6 +177,9 @@ def decide_file_block(block: Block, base_dir: Path, library: Library) -> FileDec
                 steps.append(DerivationStep(f"These weights are nondegenerate (checked exactly), so by [{rid0}] they "
                                             "are not absorbable.", (rid0,), kind="conclusion"))
                 verdict, scope = Verdict.NOT_ABSORBABLE, "these weights"
+                nd_certificate = Certificate("nondegenerate", Target(d, ()), method="exact: primitive integer rows",
+                                             proof=exact_nd["reason"], weights=_weights_info(block, w),
+                                             nondegenerate=exact_nd)
         elif verdict is Verdict.CONDITIONAL:
             necessary = "conjectured"
             notes.append(f"outside the necessity part of [{rid0}]: {exact_nd['reason']}; only the sufficient "
@@ -194,6 +198,8 @@ def decide_file_block(block: Block, base_dir: Path, library: Library) -> FileDec
     derivation = replace(derivation, steps=tuple(steps), notes=tuple(notes), assumptions=tuple(assumptions),
                          necessary=necessary, verdict=verdict, scope=scope)
     c = derivation.condition_constant
+    if nd_certificate is not None:
+        return FileDecision(_with_certificate(derivation, nd_certificate), w, nondeg, None, nd_certificate)
     if derivation.verdict is not Verdict.CONDITIONAL or c is None:
         return FileDecision(derivation, w, nondeg, None)
     rid = derivation.decided_by or ""

@@ -60,7 +60,7 @@ def _consistent(verdict: str, cert: Certificate) -> str | None:
     if verdict == "absorbable" and cert.kind != "index-set":
         return "the verdict is absorbable but the certificate does not exhibit an index set"
     if verdict == "not-absorbable":
-        if cert.kind not in ("separating", "exact-search"):
+        if cert.kind not in ("separating", "exact-search", "nondegenerate"):
             return "the verdict is not-absorbable but the certificate does not prove that no index set exists"
         if cert.nondegenerate is not None and not cert.nondegenerate.get("holds"):
             return "the verdict is not-absorbable but the weights are recorded as degenerate"
@@ -100,7 +100,8 @@ def verify_report(report: Path, weights_dir: Path | None = None) -> list[Checked
                 raise CertificateError(problem)
             up, down = _load_weights(cert, base)
             detail = check_certificate(cert, up, down)
-            out.append(CheckedQuery(name, verdict, True, detail))
+            about = "" if cert.kind == "nondegenerate" else cert.describe_target() + ": "
+            out.append(CheckedQuery(name, verdict, True, about + detail))
         except CertificateError as err:
             out.append(CheckedQuery(name, verdict, False, str(err)))
         except SymabsorbError as err:
