@@ -403,6 +403,8 @@ def _budget(parser: argparse.ArgumentParser) -> None:
                             for name, doc in LIMIT_HELP.items()))
     parser.add_argument("--allow-outside", action="store_true",
                         help="let imports and weights files lie outside the spec's directory tree")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="neither read nor write the facts cache (~/.cache/symabsorb; safe to delete)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -743,6 +745,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(str(err))
     budget = Budget(getattr(args, "budget", None) or Budget().seconds, limits, bool(getattr(args, "allow_outside", False)))
     try:
+        if getattr(args, "no_cache", False):
+            from .analysis import cache
+
+            cache.disable()
         with installed(budget):
             result: int = args.func(args)
         return result

@@ -16,6 +16,14 @@ EXAMPLES = ROOT / "examples"
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Tests never read or write the user's facts cache: each run gets a fresh one."""
+    import tempfile
+
+    if "SYMABSORB_CACHE_DIR" not in os.environ:
+        os.environ["SYMABSORB_CACHE_DIR"] = tempfile.mkdtemp(prefix="symabsorb-test-cache-")
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-goldens", action="store_true", help="rewrite golden files from current output")
 

@@ -116,7 +116,7 @@ class _Walker:
 
     def ev(self, e: sp.Basic) -> Any:
         arb = self.arb
-        if e is Z:
+        if e == Z:
             if self.z is None:
                 raise NotNumeric("the expression depends on z")
             return self.z
@@ -220,7 +220,9 @@ class _Walker:
             return None
         if poly.degree() > 64 or not all(c.is_Rational for c in poly.all_coeffs()):
             return None
-        value = poly.eval(self.point)
+        value = sp.S.Zero
+        for c in poly.all_coeffs():  # Horner, in exact rationals
+            value = value * self.point + c
         return int(sp.sign(value))
 
     def _truth(self, c: sp.Basic) -> bool | None:

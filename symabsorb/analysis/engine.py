@@ -11,6 +11,7 @@ import sympy as sp
 
 from ..model.activation import Activation, AnyActivation, GatedActivation
 from ..model.functions import Z
+from . import cache
 from .at_zero import AtZeroFact, at_zero_fact
 from .budget import DEFAULT_BUDGET, BudgetExhausted, Timeout, fact_budget, time_budget
 from .continuity import ContinuityFact, continuity_fact
@@ -59,10 +60,14 @@ def _timed(compute: Callable[[], T], fallback: Callable[[str], T], budget: float
     except BudgetExhausted:
         raise
     except Timeout as err:
+        _TIMED_OUT[0] = True
         return fallback(err.reason)
     except (NotImplementedError, ValueError, TypeError, ZeroDivisionError, RecursionError, MemoryError,
             OverflowError) as err:
         return fallback(f"SymPy could not decide it ({type(err).__name__})")
+
+
+_TIMED_OUT = [False]  # set when a fact ran out of time: such results are not cached on disk
 
 
 def _parity_fallback(reason: str) -> ParityFact:
@@ -78,7 +83,22 @@ def analyze_expr(expr: sp.Expr, gated: bool = False, order: int = DEFAULT_ORDER,
                  budget: float | None = DEFAULT_BUDGET) -> tuple[ParityFact, AtZeroFact, SeriesFact, HomogeneityFact,
                                                                  GrowthFact, PolynomialFact, GateFact | None,
                                                                  ContinuityFact, SymmetryFact]:
-    """The facts of an expression in :data:`~symabsorb.model.functions.Z` (cached)."""
+    """The facts of an expression in :data:`~symabsorb.model.functions.Z` (cached in memory and,
+    when every fact finished within its budget, on disk: :mod:`.cache`)."""
+    k = cache.key(expr, gated, order)
+    hit = cache.load(k)
+    if isinstance(hit, tuple) and len(hit) == 9:
+        return hit  # type: ignore[return-value]
+    _TIMED_OUT[0] = False
+    result = _compute(expr, gated, order, budget)
+    if not _TIMED_OUT[0]:
+        cache.store(k, result)
+    return result
+
+
+def _compute(expr: sp.Expr, gated: bool, order: int, budget: float | None) -> tuple[
+        ParityFact, AtZeroFact, SeriesFact, HomogeneityFact, GrowthFact, PolynomialFact, GateFact | None,
+        ContinuityFact, SymmetryFact]:
     parity = _timed(lambda: parity_fact(expr), _parity_fallback, budget)
     at0 = _timed(lambda: at_zero_fact(expr), _at_zero_fallback, budget)
     series = _timed(lambda: series_fact(expr, order), lambda r: SeriesFact(unknown(r), None, (), order), budget)

@@ -77,6 +77,9 @@ class Label(sp.Symbol):
             cls._LATEX[plain] = latex
         return obj
 
+    def __getnewargs_ex__(self) -> tuple[tuple[str, str | None], dict[str, Any]]:
+        return (self.name, self._LATEX.get(self.name)), {}
+
     def _latex(self, printer: object) -> str:
         return self._LATEX.get(self.name) or self.name
 

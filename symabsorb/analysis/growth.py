@@ -200,7 +200,7 @@ def size_at_infinity(e: sp.Expr) -> Size | None:
 def _size(e: sp.Expr) -> Size | None:
     if not e.has(Z):
         return _const(e)
-    if e is Z:
+    if e == Z:
         return Size(_LIN, _LIN, 1, _LOG)
     if isinstance(e, sp.Add):
         parts = [_size(a) for a in e.args]

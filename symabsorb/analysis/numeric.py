@@ -35,7 +35,7 @@ def _sign(x: Any) -> Any:
 
 
 def _ev(e: sp.Basic, x: Any) -> Any:
-    if e is Z:
+    if e == Z:
         return x
     if e.is_Number:
         if e.is_Rational:
@@ -146,7 +146,7 @@ def evaluate_array(expr: sp.Basic, xs: Any) -> Any:
              sp.cosh: np.cosh, sp.sin: np.sin, sp.cos: np.cos, sp.atan: np.arctan, sp.Abs: np.abs, sp.sign: np.sign}
 
     def ev(e: sp.Basic) -> Any:
-        if e is Z:
+        if e == Z:
             return xs
         if e.is_Number or e.is_NumberSymbol:
             return np.full(xs.shape, float(e))

@@ -13,6 +13,7 @@ from .facts import Evidence, Stage, Step, proved, refuted, unknown
 from .identity import exact_sign, simplified
 from .piecewise import piecewise_form
 from .structure import analytic_at
+from .taylor import taylor
 
 __all__ = ["SeriesFact", "series_fact", "taylor_coefficients"]
 
@@ -29,7 +30,11 @@ class SeriesFact:
 
 @functools.lru_cache(maxsize=512)
 def taylor_coefficients(expr: sp.Expr, order: int) -> tuple[sp.Expr, ...]:
-    """Coefficients of ``z^0 .. z^order`` of an expression analytic at 0."""
+    """Coefficients of ``z^0 .. z^order`` of an expression analytic at 0 (exact truncated series
+    arithmetic, :mod:`.taylor`; SymPy's ``series`` only for nodes it does not cover)."""
+    fast = taylor(expr, order)
+    if fast is not None:
+        return fast
     poly = sp.series(expr, Z, 0, order + 1).removeO()
     poly = sp.expand(poly)
     return tuple(simplified(poly.coeff(Z, k))

@@ -47,7 +47,7 @@ def _analytic(e: sp.Expr, point: sp.Expr | None) -> bool:
     """``e`` is real-analytic near ``point`` (``None``: on all of R)."""
     if e.is_Number or e.is_NumberSymbol or not e.has(Z):
         return bool(e.is_finite) or e.is_Number
-    if e is Z:
+    if e == Z:
         return True
     if isinstance(e, (sp.Add, sp.Mul)):
         return all(_analytic(a, point) for a in e.args)
@@ -89,7 +89,7 @@ def locally_bounded(e: sp.Expr) -> bool:
     """``e`` is bounded on every bounded set of reals (continuous, or with finitely many jumps)."""
     if not e.has(Z):
         return bool(e.is_finite) or e.is_Number
-    if e is Z:
+    if e == Z:
         return True
     if isinstance(e, (sp.Add, sp.Mul, sp.Max, sp.Min)):
         return all(locally_bounded(a) for a in e.args)

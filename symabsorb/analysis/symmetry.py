@@ -140,7 +140,7 @@ def _degree(e: sp.Expr) -> int | None:
     """``n`` with ``|e(z)| ≤ C(1 + |z|^n)`` on R, from the shape of ``e`` (None: not shown)."""
     if not e.has(Z):
         return 0 if (e.is_finite or e.is_Number) else None
-    if e is Z:
+    if e == Z:
         return 1
     if isinstance(e, _BOUNDED):
         return 0 if e.args[0].is_real is not False else None

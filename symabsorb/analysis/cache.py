@@ -1,0 +1,99 @@
+"""A persistent cache of activation facts, so a second run of anything is near the import floor.
+
+One file per (canonical expression, gated, Taylor order) in the user's cache directory
+(``$SYMABSORB_CACHE_DIR``, else ``$XDG_CACHE_HOME/symabsorb``, else ``~/.cache/symabsorb``). The
+key also holds the versions of symabsorb, SymPy and python-flint and a format number, so an
+upgrade never reads stale facts. Parameters enter through ``srepr``, which spells out each
+symbol's assumptions (``a > 0`` and ``a >= 0`` give different keys).
+
+Facts that ran out of time are never stored (a budget is not a property of the expression), so a
+cached answer is exactly the answer a fresh run with enough time gives. Writes are atomic (a
+temporary file in the same directory, then ``os.replace``); a damaged or unreadable entry is
+ignored and recomputed. Deleting the directory is always safe. ``--no-cache`` or
+``SYMABSORB_NO_CACHE=1`` turns it off.
+
+The cache holds pickles written by this user's own runs; it is read from no other place.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import pickle
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import sympy as sp
+
+__all__ = ["cache_dir", "disable", "enabled", "load", "store"]
+
+FORMAT = 1
+_state = {"enabled": True}
+
+
+def disable() -> None:
+    """Turn the cache off for this process (``--no-cache``)."""
+    _state["enabled"] = False
+
+
+def enabled() -> bool:
+    return _state["enabled"] and not os.environ.get("SYMABSORB_NO_CACHE")
+
+
+def cache_dir() -> Path:
+    explicit = os.environ.get("SYMABSORB_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "symabsorb"
+
+
+def _versions() -> str:
+    from .. import __version__
+
+    try:
+        import flint
+
+        flint_version = str(flint.__version__)
+    except ImportError:  # pragma: no cover
+        flint_version = "none"
+    return f"{FORMAT}|{__version__}|{sp.__version__}|{flint_version}"
+
+
+def key(expr: sp.Basic, *extra: object) -> str:
+    text = "\n".join([_versions(), sp.srepr(expr), *map(repr, extra)])
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def load(k: str) -> Any | None:
+    if not enabled():
+        return None
+    path = cache_dir() / k[:2] / f"{k}.facts"
+    try:
+        with path.open("rb") as fh:
+            return pickle.load(fh)
+    except FileNotFoundError:
+        return None
+    except Exception:  # damaged, truncated or from an incompatible run: recompute
+        return None
+
+
+def store(k: str, value: Any) -> None:
+    if not enabled():
+        return
+    folder = cache_dir() / k[:2]
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{k[:12]}.", suffix=".symabsorb-tmp", dir=folder)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, folder / f"{k}.facts")
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+    except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError):
+        return  # a cache that cannot be written is only slower

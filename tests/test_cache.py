@@ -1,0 +1,87 @@
+"""The persistent facts cache: a second run reads exactly what the first computed; damaged entries,
+timeouts and --no-cache never change an answer."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import sympy as sp
+
+from symabsorb.analysis import cache
+from symabsorb.analysis.engine import DEFAULT_ORDER, _compute
+from symabsorb.model import Z
+
+
+def _run(args: list[str], cache_dir: Path, *extra_env: tuple[str, str]) -> str:
+    env = {**os.environ, "SYMABSORB_CACHE_DIR": str(cache_dir)}
+    env.pop("SYMABSORB_NO_CACHE", None)
+    env.update(dict(extra_env))
+    code = "import sys; from symabsorb.cli import main; sys.exit(main(sys.argv[1:]))"
+    out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, check=True)
+    return out.stdout
+
+
+def _entries(d: Path) -> list[Path]:
+    return sorted(d.rglob("*.facts"))
+
+
+def test_second_run_reads_identical_facts(tmp_path: Path) -> None:
+    first = _run(["facts", "z*tanh(softplus(z))", "--json"], tmp_path)
+    assert len(_entries(tmp_path)) == 1
+    second = _run(["facts", "z*tanh(softplus(z))", "--json"], tmp_path)
+    assert first == second
+    assert json.loads(first)["facts"]
+
+
+def test_no_cache_writes_nothing(tmp_path: Path) -> None:
+    _run(["facts", "gelu", "--no-cache"], tmp_path)
+    assert _entries(tmp_path) == []
+    _run(["facts", "gelu"], tmp_path, ("SYMABSORB_NO_CACHE", "1"))
+    assert _entries(tmp_path) == []
+
+
+def test_damaged_entry_is_recomputed(tmp_path: Path) -> None:
+    fresh = _run(["facts", "silu", "--json"], tmp_path)
+    (entry,) = _entries(tmp_path)
+    entry.write_bytes(b"not a pickle")
+    assert _run(["facts", "silu", "--json"], tmp_path) == fresh
+    entry.write_bytes(entry.read_bytes()[:3])
+    assert _run(["facts", "silu", "--json"], tmp_path) == fresh
+
+
+def test_key_separates_parameters_and_their_constraints() -> None:
+    a_pos = sp.Symbol("a", positive=True)
+    a_nonneg = sp.Symbol("a", nonnegative=True)
+    assert cache.key(Z / (1 + a_pos * Z**2), False, 8) != cache.key(Z / (1 + a_nonneg * Z**2), False, 8)
+    assert cache.key(Z, False, 8) != cache.key(Z, True, 8)
+    assert cache.key(Z, False, 8) != cache.key(Z, False, 9)
+
+
+def test_cached_value_equals_fresh_value(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SYMABSORB_CACHE_DIR", str(tmp_path))
+    expr = sp.Max(0, Z) * sp.tanh(Z)
+    fresh = _compute(expr, False, DEFAULT_ORDER, 30.0)
+    k = cache.key(expr, False, DEFAULT_ORDER)
+    cache.store(k, fresh)
+    assert cache.load(k) == fresh
+
+
+def test_timed_out_facts_are_not_stored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from symabsorb.analysis import engine
+
+    monkeypatch.setenv("SYMABSORB_CACHE_DIR", str(tmp_path))
+
+    def slow(expr: sp.Expr, gated: bool, order: int, budget: float | None):  # type: ignore[no-untyped-def]
+        engine._TIMED_OUT[0] = True
+        return ("timed out",) * 9
+
+    monkeypatch.setattr(engine, "_compute", slow)
+    engine.analyze_expr.cache_clear()
+    engine.analyze_expr(sp.exp(Z) * Z + 7, False, DEFAULT_ORDER, 1.0)
+    engine.analyze_expr.cache_clear()
+    assert _entries(tmp_path) == []
