@@ -33,7 +33,13 @@ from symabsorb.weights.certify import (  # noqa: E402
     decide_exactly,
     exact_nondegeneracy,
 )
-from symabsorb.weights.exact import bilinear_diagonal, dyadic, exact_product, primitive_row_keys  # noqa: E402
+from symabsorb.weights.exact import (  # noqa: E402
+    bilinear_diagonal,
+    dyadic,
+    exact_product,
+    integer_only,
+    primitive_row_keys,
+)
 
 
 def run(*argv: str) -> tuple[int, str, str]:
@@ -102,8 +108,12 @@ def test_exact_arithmetic_matches_fractions(data: Any) -> None:
          for i in range(d)]
     want = [sum((a[i][j] * y[i][k] * b[j][k] for i in range(d) for k in range(d)), Fraction(0)) for j in range(m)]
     assert bilinear_diagonal(w_down, w_up, limbs) == want
+    with integer_only():  # the same, with int64 products instead of float64 BLAS
+        assert bilinear_diagonal(w_down, w_up, limbs) == want
     s = tuple(sorted(set(data.draw(st.lists(st.integers(0, m - 1), max_size=m)))))
     x, e = exact_product(w_down, w_up, s)
+    with integer_only():
+        assert (exact_product(w_down, w_up, s)[0] == x).all()
     for i in range(d):
         for k in range(d):
             assert Fraction(int(x[i, k])) * Fraction(2) ** e == sum((a[i][j] * b[j][k] for j in s), Fraction(0))

@@ -14,7 +14,10 @@ Python integers. So every function here returns the exact value; nothing is roun
 
 from __future__ import annotations
 
+import contextlib
 import math
+from collections.abc import Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -25,6 +28,7 @@ __all__ = [
     "dyadic",
     "exact_product",
     "frac_matrix",
+    "integer_only",
     "integer_rows",
     "primitive_row_keys",
 ]
@@ -35,10 +39,34 @@ FLOAT_EXACT_BITS = 50
 INT_EXACT_BITS = 62
 
 
+_INTEGER_ONLY: ContextVar[bool] = ContextVar("symabsorb_integer_only", default=False)
+
+
 def _np() -> Any:
     import numpy
 
     return numpy
+
+
+@contextlib.contextmanager
+def integer_only() -> Iterator[None]:
+    """Within the block, limb products use int64 matrix products (numpy's own loops, no floating point,
+    no BLAS) instead of float64 BLAS: about 10x slower, and independent of the BLAS library
+    (``symabsorb verify`` uses it, so a report is re-checked by different arithmetic than made it)."""
+    token = _INTEGER_ONLY.set(True)
+    try:
+        yield
+    finally:
+        _INTEGER_ONLY.reset(token)
+
+
+def _limb_product(a: Any, b: Any) -> Any:
+    """``a @ b`` for int64 limb arrays whose exact result and partial sums are below 2^50 in magnitude:
+    float64 BLAS (exact then, see the module docstring) or, under :func:`integer_only`, int64."""
+    np = _np()
+    if _INTEGER_ONLY.get():
+        return np.asarray(a, dtype=np.int64) @ np.asarray(b, dtype=np.int64)
+    return (np.asarray(a, dtype=np.float64) @ np.asarray(b, dtype=np.float64)).astype(np.int64)
 
 
 @dataclass(frozen=True)
@@ -148,12 +176,9 @@ def _bilinear_chunk(w_down: Any, w_up: Any, y_limbs: list[tuple[int, Any]]) -> l
             continue
         yb = max(1, int(np.abs(y_l).max()).bit_length())
         down = dyadic(w_down, _limb_bits(d, yb, FLOAT_EXACT_BITS))
-        y_f = y_l.astype(np.float64)
         part = np.zeros(m, dtype=object)
         for p, dl in enumerate(down.limbs):
-            prod = dl.T.astype(np.float64) @ y_f  # m x d, exact (integers below 2^50)
-            pint = prod.astype(np.int64)
-            del prod
+            pint = _limb_product(dl.T, y_l)  # m x d, exact (integers below 2^50)
             for q, pl in enumerate(_split_int64(pint, p_bits)):
                 for r, ul in enumerate(u.limbs):
                     dots = np.einsum("jk,jk->j", pl, ul)  # int64, exact (below 2^62)
@@ -178,9 +203,8 @@ def exact_product(w_down: Any, w_up: Any, index_set: tuple[int, ...]) -> tuple[A
     b = dyadic(w_up[s, :], half)
     acc = np.zeros((d, w_up.shape[1]), dtype=object)
     for p, al in enumerate(a.limbs):
-        af = al.astype(np.float64)
         for q, bl in enumerate(b.limbs):
-            prod = (af @ bl.astype(np.float64)).astype(np.int64)
+            prod = _limb_product(al, bl)
             acc = acc + prod.astype(object) * (1 << (half * (p + q)))
     return acc, a.exp + b.exp
 

@@ -67,8 +67,20 @@ def _consistent(verdict: str, cert: Certificate) -> str | None:
     return None
 
 
-def verify_report(report: Path, weights_dir: Path | None = None) -> list[CheckedQuery]:
-    """Every certificate in ``report`` re-checked; raises SpecValueError on an unreadable report."""
+def verify_report(report: Path, weights_dir: Path | None = None, blas: bool = False) -> list[CheckedQuery]:
+    """Every certificate in ``report`` re-checked; raises SpecValueError on an unreadable report.
+
+    Unless ``blas``, the exact products run in int64 without floating point (:func:`.exact.integer_only`):
+    the check then shares no arithmetic with the float64-BLAS path that made the certificate."""
+    import contextlib
+
+    from .exact import integer_only
+
+    with contextlib.nullcontext() if blas else integer_only():
+        return _verify(report, weights_dir)
+
+
+def _verify(report: Path, weights_dir: Path | None) -> list[CheckedQuery]:
     from ..paths import read_input
 
     raw = read_input(report, None, "report", max_bytes=MAX_REPORT_BYTES, expected="a JSON report of symabsorb prove")
