@@ -420,7 +420,9 @@ def test_bf16_and_f16_safetensors_are_exact(tmp_path: Path) -> None:
     (tmp_path / "h.safetensors").write_bytes(_safetensors_bytes(tensors))
     from symabsorb.weights.io import read_tensors
 
-    got = read_tensors(tmp_path / "h.safetensors")
+    dtypes: dict[str, str] = {}
+    got = read_tensors(tmp_path / "h.safetensors", None, None, dtypes)
+    assert dtypes == {"W_up": "bfloat16", "W_down": "float16"}
     assert (got["W_up"].astype(np.float64) == w_up_bf).all()
     assert (got["W_down"].astype(np.float64) == w_down.astype(np.float16).astype(np.float64)).all()
 

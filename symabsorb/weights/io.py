@@ -148,7 +148,8 @@ def _read_npz(np: Any, fh: BinaryIO, size: int, keys: list[str] | None) -> dict[
 _ST_FLOATS = {"F16": ("<f2", 2), "BF16": ("<u2", 2), "F32": ("<f4", 4), "F64": ("<f8", 8)}
 
 
-def _read_safetensors(np: Any, fh: BinaryIO, size: int, keys: list[str] | None) -> dict[str, Any]:
+def _read_safetensors(np: Any, fh: BinaryIO, size: int, keys: list[str] | None,
+                      dtypes: dict[str, str]) -> dict[str, Any]:
     head = fh.read(8)
     if len(head) != 8:
         raise _Bad("the file is too short for a .safetensors header", f"{size} bytes", "at least 8 bytes")
@@ -198,13 +199,15 @@ def _read_safetensors(np: Any, fh: BinaryIO, size: int, keys: list[str] | None) 
         array = np.frombuffer(raw, dtype=code).reshape(shape)
         if dtype == "BF16":  # bfloat16 is the top half of a float32: exact
             array = (array.astype(np.uint32) << 16).view(np.float32)
+        dtypes[key] = {"F16": "float16", "BF16": "bfloat16", "F32": "float32", "F64": "float64"}[dtype]
         out[key] = array
     return out
 
 
 # ---- PyTorch ------------------------------------------------------------------------------------------
 
-def _read_torch(np: Any, path: Path, fh: BinaryIO, size: int, keys: list[str] | None) -> dict[str, Any]:
+def _read_torch(np: Any, path: Path, fh: BinaryIO, size: int, keys: list[str] | None,
+                dtypes: dict[str, str]) -> dict[str, Any]:
     try:
         import torch
     except ImportError:
@@ -248,14 +251,18 @@ def _read_torch(np: Any, path: Path, fh: BinaryIO, size: int, keys: list[str] | 
             raise _Bad(f"tensor `{_clip(key)}` has dtype {value.dtype}", str(value.dtype).replace("torch.", ""),
                        "a floating-point tensor (float16, bfloat16, float32 or float64)", _FLOAT_HINT)
         _check_size(key, tuple(value.shape), value.element_size())
+        dtypes[key] = str(value.dtype).replace("torch.", "")
         out[key] = value.detach().to(torch.float64).contiguous().numpy()
     return out
 
 
 # ---- the reader -----------------------------------------------------------------------------------------
 
-def read_tensors(path: Path, span: Span | None = None, keys: list[str] | None = None) -> dict[str, Any]:
-    """Tensors of the file as numpy arrays (those in ``keys`` only, when given; other names map to None)."""
+def read_tensors(path: Path, span: Span | None = None, keys: list[str] | None = None,
+                 dtypes: dict[str, str] | None = None) -> dict[str, Any]:
+    """Tensors of the file as numpy arrays (those in ``keys`` only, when given; other names map to None).
+    ``dtypes``, when given, receives the dtype each tensor has *in the file* (bfloat16 arrives as float32)."""
+    dtypes = {} if dtypes is None else dtypes
     from ..paths import open_regular
 
     np = _np()
@@ -273,8 +280,8 @@ def read_tensors(path: Path, span: Span | None = None, keys: list[str] | None = 
             if suffix == ".npz":
                 return _read_npz(np, fh, size, keys)
             if suffix == ".safetensors":
-                return _read_safetensors(np, fh, size, keys)
-            return _read_torch(np, path, fh, size, keys)
+                return _read_safetensors(np, fh, size, keys, dtypes)
+            return _read_torch(np, path, fh, size, keys, dtypes)
     except SpecError:
         raise
     except _Bad as bad:
@@ -323,14 +330,15 @@ def load_block_weights(decl: WeightsDecl, spec_dir: Path, gated: bool) -> Loaded
     prefix = decl.prefix or ""
     keys = (prefix + (decl.up_key or "W_up"), prefix + (decl.down_key or "W_down"),
             prefix + (decl.gate_key or "W_gate") if gated else None)
-    tensors = read_tensors(path, decl.span, [k for k in keys if k is not None])
+    file_dtypes: dict[str, str] = {}
+    tensors = read_tensors(path, decl.span, [k for k in keys if k is not None], file_dtypes)
     up_raw = _tensor(tensors, keys[0], path, decl.span, "up: W_up")
     up = checked_matrix(up_raw, keys[0], path, decl.span)
     down = checked_matrix(_tensor(tensors, keys[1], path, decl.span, "down: W_down"), keys[1], path, decl.span)
     gate = None
     if keys[2] is not None:
         gate = checked_matrix(_tensor(tensors, keys[2], path, decl.span, "gate: W_gate"), keys[2], path, decl.span)
-    dtype = str(up_raw.dtype)
+    dtype = file_dtypes.get(keys[0], str(up_raw.dtype))
     if decl.transpose:
         up, down = np.ascontiguousarray(up.T), np.ascontiguousarray(down.T)
         gate = np.ascontiguousarray(gate.T) if gate is not None else None
