@@ -46,6 +46,8 @@ __all__ = [
 Y_BITS = 20
 #: Rounds of refinement of Y (each adds one limb).
 REFINE_ROUNDS = 3
+#: Largest limb of Y read from a report (entries; d up to 8192).
+MAX_LIMB_ENTRIES = 1 << 26
 #: Largest d² · m for the exact rational fallback.
 EXACT_FALLBACK_SIZE = 60_000
 
@@ -497,6 +499,8 @@ def _unpack(obj: dict[str, Any]) -> Any:
     if obj.get("dtype") != "int32-le" or obj.get("encoding") != "zlib+base64" or len(shape) != 2:
         raise CertificateError("unsupported limb encoding")
     n = shape[0] * shape[1]
+    if not 0 < n <= MAX_LIMB_ENTRIES or min(shape) <= 0:
+        raise CertificateError(f"limb shape {shape} out of range (at most {MAX_LIMB_ENTRIES} entries)")
     raw = zlib.decompressobj().decompress(base64.b64decode(obj["data"], validate=True), 4 * n + 1)
     if len(raw) != 4 * n:
         raise CertificateError("limb data has the wrong length")
@@ -550,7 +554,14 @@ def certificate_from_dict(data: dict[str, Any]) -> Certificate:
             if q:
                 cells[(int(i), int(k))] = q
         target = Target(d, tuple((i, k, v) for (i, k), v in sorted(cells.items())))
-        limbs = tuple((int(x["exp"]), _unpack(x)) for x in (data["Y"] or {}).get("sum_of", []))
+        parts = (data["Y"] or {}).get("sum_of", [])
+        if len(parts) > 64:
+            raise CertificateError("too many limbs in Y")
+        limbs = tuple((int(x["exp"]), _unpack(x)) for x in parts)
+        if any(limb.shape != (d, d) for _, limb in limbs):
+            raise CertificateError("Y and T have different shapes")
+        if any(abs(e) > 1_000_000 for e, _ in limbs):
+            raise CertificateError("exponent of a limb of Y out of range")
         opt = {name: (_frac(data[name]) if data.get(name) is not None else None)
                for name in ("inner", "positive_sum", "negative_sum")}
         return Certificate(str(data["kind"]), target, tuple(int(j) for j in data["index_set"]),
