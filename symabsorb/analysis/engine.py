@@ -21,7 +21,7 @@ from .growth import GrowthFact, growth_fact
 from .homogeneity import HomogeneityFact, homogeneity_fact
 from .identity import find_nonzero_point, is_free_of_z, prove_zero, simplified
 from .parity import ParityFact, parity_fact
-from .piecewise import piecewise_form
+from .piecewise import PiecewiseForm, piecewise_form
 from .polynomial import PolynomialFact, polynomial_fact
 from .series import SeriesFact, series_fact
 from .symmetry import SymmetryFact, symmetry_fact
@@ -123,40 +123,52 @@ def analyze(act: AnyActivation, order: int = DEFAULT_ORDER, budget: float | None
 
 @functools.lru_cache(maxsize=512)
 def linear_constant(expr: sp.Expr) -> tuple[Evidence, sp.Expr | None]:
-    """Whether ``σ(z) = c·z`` exactly (with ``c``)."""
-    form = piecewise_form(expr)
-    if form is not None and form.is_single:
-        c = simplified(expr / Z)
-        if is_free_of_z(c):
-            return proved(Stage.SYMBOLIC, Step("σ(z)/z simplifies to a constant", sp.Eq(label("c", "c"), c,
-                                                                                     evaluate=False))), c
-    w = find_nonzero_point(sp.diff(expr, Z, 2)) if form is not None and form.is_single else None
-    if w is not None:
-        return refuted(Stage.NUMERIC_REFUTATION, Step(f"σ''({w[0]}) ≠ 0, so σ is not linear")), None
+    """Whether ``σ(z) = c·z`` exactly (with ``c``). Enclosures try to refute first (cheap); only
+    then does simplification try to prove."""
     from .identity import find_nonconstant_points
 
-    pts = find_nonconstant_points(expr / Z)
+    form = piecewise_form(expr)
+    points = _points_with_breakpoints(form)
+    pts = find_nonconstant_points(expr / Z, points=points)
     if pts is not None:
-        return refuted(Stage.NUMERIC_REFUTATION, Step(f"σ(z)/z differs at z = {pts[0]} and z = {pts[1]}, so σ is not "
-                                                      "c·z")), None
+        return refuted(Stage.NUMERIC_REFUTATION, Step(
+            f"σ(z)/z ∈ {pts[2]} at z = {pts[0]} and ∈ {pts[3]} at z = {pts[1]} (disjoint rigorous enclosures), "
+            "so σ is not c·z")), None
+    if form is not None and form.is_single and prove_zero(expr.xreplace({Z: sp.S.Zero})):
+        c = simplified(expr / Z)
+        if is_free_of_z(c):
+            return proved(Stage.SYMBOLIC, Step("σ(0) = 0 and σ(z)/z simplifies to a constant", sp.Eq(
+                label("c", "c"), c, evaluate=False))), c
     return unknown("σ(z)/z did not simplify to a constant"), None
+
+
+def _points_with_breakpoints(form: PiecewiseForm | None) -> list[sp.Expr]:
+    from .identity import sample_points
+
+    pts: list[sp.Expr] = [sp.Rational(p.numerator, p.denominator) for p in sample_points()]
+    if form is not None:
+        pts += [b for b in form.breakpoints if b.is_Rational and b != 0]
+    return pts
 
 
 @functools.lru_cache(maxsize=512)
 def identical(expr: sp.Expr, reference: sp.Expr, label: str) -> Evidence:
-    """Whether ``expr`` and ``reference`` are the same function of real ``z``."""
+    """Whether ``expr`` and ``reference`` are the same function of real ``z``: a rigorous enclosure
+    at a sample point or breakpoint refutes; exact simplification on every piece and at every
+    breakpoint proves."""
     if expr == reference:
         return proved(Stage.STRUCTURAL, Step(f"σ is literally {label}", reference))
     diff = expr - reference
     form = piecewise_form(diff)
+    w = find_nonzero_point(diff, points=[*_points_with_breakpoints(form), sp.S.Zero])
+    if w is not None:
+        return refuted(Stage.NUMERIC_REFUTATION, Step(f"σ − {label} ∈ {w[1]} at z = {w[0]} (rigorous enclosure "
+                                                      "excluding 0), so σ differs from " + label))
     if form is not None:
         if all(prove_zero(p.expr) for p in form.pieces) and all(
                 prove_zero(diff.xreplace({Z: b})) for b in form.breakpoints):
             return proved(Stage.SYMBOLIC, Step(f"σ − {label} simplifies to 0 on every piece and at every breakpoint",
                                                sp.S.Zero))
-    w = find_nonzero_point(diff)
-    if w is not None:
-        return refuted(Stage.NUMERIC_REFUTATION, Step(f"σ differs from {label} at z = {w[0]}"))
     return unknown(f"σ − {label} did not simplify to 0")
 
 

@@ -12,11 +12,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from ..dsl.errors import Span, SpecError
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 __all__ = [
     "KINDS",
@@ -87,7 +88,19 @@ class Result:
 @dataclass(frozen=True)
 class Library:
     results: Mapping[str, Result]
-    graph: nx.DiGraph = field(compare=False)
+
+    @functools.cached_property
+    def graph(self) -> nx.DiGraph:
+        """The lemma graph (an edge ``u -> v`` when ``v`` uses ``u``); networkx is imported only here."""
+        import networkx
+
+        graph = networkx.DiGraph()
+        for r in self.results.values():
+            graph.add_node(r.id, label=r.label, title=r.title, source=r.source, kind=r.kind, role=r.role)
+        for r in self.results.values():
+            for used in r.uses:
+                graph.add_edge(used, r.id)
+        return graph
 
     def get(self, result_id: str) -> Result:
         return self.results[result_id]
@@ -189,9 +202,6 @@ def load_library(directories: Iterable[Path | Any], known_hypotheses: Iterable[s
                            f"`{result.id}` is already defined in {results[result.id].file}")
             results[result.id] = result
             texts[result.id] = text
-    graph = nx.DiGraph()
-    for r in results.values():
-        graph.add_node(r.id, label=r.label, title=r.title, source=r.source, kind=r.kind, role=r.role)
     for r in results.values():
         for used in r.uses:
             if used not in results:
@@ -199,17 +209,44 @@ def load_library(directories: Iterable[Path | Any], known_hypotheses: Iterable[s
 
                 raise _err(r.file, texts[r.id], f'"{used}"', f"`{r.id}` uses unknown result `{used}`",
                            "the id of a loaded result", did_you_mean(used, results))
-            graph.add_edge(used, r.id)
-    try:
-        cycle = nx.find_cycle(graph)
-    except nx.NetworkXNoCycle:
-        cycle = []
+    cycle = _find_cycle(results)
     if cycle:
-        first = cycle[0][1]
-        path = " -> ".join([cycle[0][0]] + [v for _, v in cycle])
-        raise _err(results[first].file, texts[first], f'"{cycle[0][0]}"', f"the `uses` graph has a cycle: {path}",
+        first = cycle[1]
+        path = " -> ".join(cycle)
+        raise _err(results[first].file, texts[first], f'"{cycle[0]}"', f"the `uses` graph has a cycle: {path}",
                    "results that do not depend on themselves")
-    return Library(results, graph)
+    return Library(results)
+
+
+def _find_cycle(results: Mapping[str, Result]) -> list[str]:
+    """A cycle ``[a, b, …, a]`` of the ``uses`` graph (edges ``used -> user``), or ``[]``."""
+    users: dict[str, list[str]] = {rid: [] for rid in results}
+    for r in sorted(results.values(), key=lambda r: r.id):
+        for used in r.uses:
+            users[used].append(r.id)
+    state: dict[str, int] = {}  # 1 on the current path, 2 finished
+    path: list[str] = []
+
+    def visit(node: str) -> list[str]:
+        state[node] = 1
+        path.append(node)
+        for nxt in users[node]:
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt):], nxt]
+            if nxt not in state:
+                found = visit(nxt)
+                if found:
+                    return found
+        path.pop()
+        state[node] = 2
+        return []
+
+    for rid in sorted(results):
+        if rid not in state:
+            found = visit(rid)
+            if found:
+                return found
+    return []
 
 
 @functools.cache
