@@ -7,9 +7,9 @@ from typing import Any
 import sympy as sp
 
 from .engine import ActivationFacts
-from .facts import Evidence, Step
+from .facts import Evidence, Stage, Status, Step
 
-__all__ = ["evidence_to_dict", "expr_text", "facts_to_dict", "step_to_dict"]
+__all__ = ["evidence_to_dict", "expr_text", "facts_to_dict", "method", "step_to_dict"]
 
 
 def expr_text(e: sp.Basic | None) -> str | None:
@@ -22,9 +22,17 @@ def step_to_dict(step: Step) -> dict[str, Any]:
             else None}
 
 
+def method(ev: Evidence) -> str | None:
+    """How the status is known: ``exact`` (exact algebra, exact series, exact signs) or
+    ``enclosure`` (a rigorous ball that excludes the claimed value); None for unknown facts."""
+    if ev.status is Status.UNKNOWN:
+        return None
+    return "enclosure" if ev.decided_by is Stage.NUMERIC_REFUTATION else "exact"
+
+
 def evidence_to_dict(ev: Evidence) -> dict[str, Any]:
-    return {"status": ev.status.value, "decided_by": ev.decided_by.value, "reason": ev.reason or None,
-            "steps": [step_to_dict(s) for s in ev.steps]}
+    return {"status": ev.status.value, "decided_by": ev.decided_by.value, "method": method(ev),
+            "reason": ev.reason or None, "steps": [step_to_dict(s) for s in ev.steps]}
 
 
 def facts_to_dict(facts: ActivationFacts, activation: str | None = None, expression: str | None = None) -> dict[str, Any]:
@@ -49,6 +57,7 @@ def facts_to_dict(facts: ActivationFacts, activation: str | None = None, express
                        "minus_infinity": g.minus_infinity, "class": g.growth_class,
                        "locally_bounded": g.locally_bounded},
             "polynomial": {**evidence_to_dict(po.evidence), "value": po.value},
+            "continuity": evidence_to_dict(facts.continuity.evidence),
             "gate": None if gate is None else {**evidence_to_dict(gate.evidence), "value_at_0": expr_text(gate.value_at_0),
                                                "differentiable_at_0": gate.differentiable_at_0,
                                                "flip_symmetric": gate.flip_symmetric},
