@@ -189,7 +189,7 @@ def cmd_fmt(args: argparse.Namespace) -> int:
         return 0
     if args.write:
         if formatted != text:
-            _write_atomic(Path(args.file), formatted)
+            _write_atomic(Path(args.file).resolve(), formatted)  # through a symlink: the spec it names
         return 0
     sys.stdout.write(formatted)
     return 0

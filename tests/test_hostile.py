@@ -505,3 +505,19 @@ def test_absorb_never_replaces_its_weights_and_keeps_permissions(tmp_path: Path)
     assert code == 0, err
     assert stat.S_IMODE(out.stat().st_mode) == 0o640 and out.stat().st_size > 0
     assert [p.name for p in tmp_path.iterdir() if PARTIAL_MARK in p.name or p.name.startswith(".")] == []
+
+
+def test_outputs_replace_a_symlink_not_its_target_but_fmt_writes_through(tmp_path: Path) -> None:
+    spec = tmp_path / "s.absorb"
+    spec.write_text(SPEC, encoding="utf-8")
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep", encoding="utf-8")
+    (tmp_path / "r.md").symlink_to(victim)
+    code, _, err, _ = run("prove", str(spec), "-o", str(tmp_path / "r.md"))
+    assert code == 0, err
+    assert victim.read_text(encoding="utf-8") == "keep" and not (tmp_path / "r.md").is_symlink()
+    (tmp_path / "real.absorb").write_text("activation   f(z)=z\n", encoding="utf-8")
+    (tmp_path / "link.absorb").symlink_to(tmp_path / "real.absorb")
+    assert run("fmt", "--write", str(tmp_path / "link.absorb"))[0] == 0
+    assert (tmp_path / "link.absorb").is_symlink()
+    assert (tmp_path / "real.absorb").read_text(encoding="utf-8") == "activation f(z) = z\n"
