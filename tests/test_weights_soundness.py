@@ -575,3 +575,29 @@ def test_verify_without_certificates_and_on_bad_input(tmp_path: Path) -> None:
     assert code == 2 and "not a JSON report" in err and "Traceback" not in err
     code, _, err = run("verify", str(tmp_path / "missing.json"))
     assert code == 2 and "Traceback" not in err
+
+
+def test_numeric_witness_check_scales_and_still_catches_wrong_witnesses(tmp_path: Path) -> None:
+    """Huge exactly planted weights (~1e195) are absorbable without a false alarm (points are scaled and
+    errors measured against the size of the terms); a wrong witness is still caught."""
+    from symabsorb.model import load_spec
+    from symabsorb.theory.derivation import Witness
+    from symabsorb.weights.filedecide import float_max_relative_error
+    from symabsorb.weights.io import load_block_weights
+
+    w_up, w_down, s = _planted(12)
+    w_up *= 2.0**650
+    w_down *= 2.0**-650
+    np.savez(tmp_path / "h.npz", W_up=w_up, W_down=w_down)
+    spec = spec_for(tmp_path, "h.npz", "gelu")
+    d = prove_json(spec)
+    assert d["verdict"] == "absorbable" and d["certificate"]["index_set"] == s
+    block = load_spec(spec).blocks[0]
+    assert block.weights is not None
+    w = load_block_weights(block.weights, tmp_path, False)
+    wrong_up = w.w_up.copy()
+    wrong_up[[j for j in range(20) if j not in s][:2]] *= -1  # flips units outside S
+    assert float_max_relative_error(block, w, Witness(tuple(s), wrong_up, w.w_down)) > 1e-3
+    right_up = w.w_up.copy()
+    right_up[s] *= -1
+    assert float_max_relative_error(block, w, Witness(tuple(s), right_up, w.w_down)) < 1e-12

@@ -43,7 +43,13 @@ class FileDecision:
 
 def float_max_relative_error(block: Block, w: LoadedWeights, witness: Witness, points: int = 1000,
                              seed: int = 0) -> float:
-    """max over ``points`` random x of ‖B'(x) − R(x)‖ / max(‖R(x)‖, 1), in float64."""
+    """max over ``points`` random x of ‖B'(x) − R(x)‖ relative to the size of the computation, in float64.
+
+    The points are scaled so that no pre-activation exceeds ~1 in size (the identity must hold for
+    every x, and huge weights would otherwise overflow the activation), and the error is divided by
+    max(‖R(x)‖, ‖|M||x|‖ + ‖|W_down| |hidden|‖, 1): rounding in a sum of large cancelling terms is
+    not mistaken for a failing witness.
+    """
     import numpy as np
 
     rng = np.random.default_rng(seed)
@@ -53,19 +59,42 @@ def float_max_relative_error(block: Block, w: LoadedWeights, witness: Witness, p
     m_skip: Any = np.array([[float(x) for x in row] for row in skip.tolist()], dtype=np.float64)
     act = block.activation
     expr = act.gate.expr if isinstance(act, GatedActivation) else act.expr
-    xs = rng.standard_normal((points, d))
+    biggest = 1.0  # the largest row norm of W_up (and W_gate), computed without overflow
+    for mat in (w.w_up, w.w_gate):
+        if mat is not None and mat.size:
+            top = np.abs(mat).max(axis=1)
+            safe = np.where(top > 0, top, 1.0)
+            norms = top * np.sqrt(np.einsum("ij,ij->i", mat / safe[:, None], mat / safe[:, None]))
+            biggest = max(biggest, float(norms.max()))
+    xs = rng.standard_normal((points, d)) / biggest  # pre-activations of size ~1 at most
 
-    def out(up: Any, down: Any, gate: Any) -> Any:
+    def out(up: Any, down: Any, gate: Any) -> tuple[Any, Any]:
         pre = xs @ up.T
-        if isinstance(act, GatedActivation):
-            return (evaluate_array(expr, xs @ gate.T) * pre) @ down.T
-        return evaluate_array(expr, pre) @ down.T
+        hidden = evaluate_array(expr, xs @ gate.T) * pre if isinstance(act, GatedActivation) else \
+            evaluate_array(expr, pre)
+        return hidden @ down.T, np.abs(hidden) @ np.abs(down).T
 
-    r = xs @ m_skip.T + out(w.w_up, w.w_down, w.w_gate)
-    b = out(np.asarray(witness.w_up), np.asarray(witness.w_down),
-            None if witness.w_gate is None else np.asarray(witness.w_gate))
-    err = np.linalg.norm(b - r, axis=1) / np.maximum(np.linalg.norm(r, axis=1), 1.0)
-    return float(err.max())
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        linear = xs @ m_skip.T
+        r_out, r_size = out(w.w_up, w.w_down, w.w_gate)
+        r = linear + r_out
+        b, b_size = out(np.asarray(witness.w_up), np.asarray(witness.w_down),
+                        None if witness.w_gate is None else np.asarray(witness.w_gate))
+        size = np.maximum.reduce([_row_norms(r), _row_norms(np.abs(xs) @ np.abs(m_skip).T) + _row_norms(r_size),
+                                  _row_norms(b_size)])
+        gap = _row_norms(b - r)
+        err = np.where(size > 0, gap / np.where(size > 0, size, 1.0), np.where(gap > 0, np.inf, 0.0))
+    return float(err.max())  # NaN (an evaluation failed) propagates: callers treat it as a failed check
+
+
+def _row_norms(x: Any) -> Any:
+    """Euclidean norms of the rows, without underflow or overflow (entries may be ~1e-300 or ~1e300)."""
+    import numpy as np
+
+    top = np.abs(x).max(axis=1)
+    safe = np.where(top > 0, top, 1.0)
+    scaled = x / safe[:, None]
+    return np.where(top > 0, top * np.sqrt(np.einsum("ij,ij->i", scaled, scaled)), 0.0)
 
 
 def _target(block: Block, c: Any) -> Target | None:
