@@ -42,7 +42,7 @@ class FileDecision:
 
 
 def float_max_relative_error(block: Block, w: LoadedWeights, witness: Witness, points: int = 1000,
-                             seed: int = 0) -> float:
+                             seed: int = 0, skip: Any = None) -> float:
     """max over ``points`` random x of ‖B'(x) − R(x)‖ relative to the size of the computation, in float64.
 
     The points are scaled so that no pre-activation exceeds ~1 in size (the identity must hold for
@@ -54,9 +54,11 @@ def float_max_relative_error(block: Block, w: LoadedWeights, witness: Witness, p
 
     rng = np.random.default_rng(seed)
     d = w.w_up.shape[1]
-    skip = skip_matrix(replace(block, dim=d // (block.skip.n or 1) if block.skip.kind == "hyper" else d))
-    assert skip is not None
-    m_skip: Any = np.array([[float(x) for x in row] for row in skip.tolist()], dtype=np.float64)
+    if skip is None:  # M as a float matrix (callers that know T = -M/(2c) pass it: no d x d SymPy matrix)
+        exact_skip = skip_matrix(replace(block, dim=d // (block.skip.n or 1) if block.skip.kind == "hyper" else d))
+        assert exact_skip is not None
+        skip = np.array([[float(x) for x in row] for row in exact_skip.tolist()], dtype=np.float64)
+    m_skip: Any = np.asarray(skip, dtype=np.float64)
     act = block.activation
     expr = act.gate.expr if isinstance(act, GatedActivation) else act.expr
     biggest = 1.0  # the largest row norm of W_up (and W_gate), computed without overflow
@@ -270,7 +272,7 @@ def decide_file_block(block: Block, base_dir: Path, library: Library) -> FileDec
         else:
             up[list(s), :] *= -1
         witness = Witness(s, up, down, gate)
-        error = float_max_relative_error(concrete, w, witness)
+        error = float_max_relative_error(concrete, w, witness, skip=target.dense_float() * float(-2 * c))
         if not error <= WITNESS_TOLERANCE:
             raise WitnessCheckError(f"internal error: the flip witness for `{block.name}` (S of size {len(s)}) fails its "
                                     f"numeric check (max relative error {error:.3g} > {WITNESS_TOLERANCE:g}) although "
