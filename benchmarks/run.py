@@ -26,6 +26,19 @@ PRELUDE = """
 import json, resource, time, sys
 def peak_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+def cpu_of(args, env=None):
+    # CPU seconds (user + system) and peak MB of one child process: the command's own figures
+    import os, subprocess
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(args, capture_output=True, check=True, env={**os.environ, **(env or {})})
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu, after.ru_maxrss / 1024
+def median_cpu(args, env=None, runs=3):
+    values = sorted(cpu_of(args, env)[0] for _ in range(runs))
+    return values[len(values) // 2]
+def import_sympy_cpu():
+    return median_cpu([sys.executable, "-c", "import sympy"])
 def report(**kw):
     kw.setdefault("peak_mb", round(peak_mb(), 1))
     print("RESULT " + json.dumps(kw))
@@ -57,6 +70,23 @@ from symabsorb.model.resolve import resolve_modules
 t = time.perf_counter(); resolve_modules((module,), "big.absorb"); resolve = time.perf_counter() - t
 report(seconds=parse, first_parse_seconds=times[0], resolve_seconds=resolve, target="parse < 1 s (best of 3)")
 """)
+
+
+COMMAND_CASE = """
+import tempfile
+cmd = [sys.executable, "-m", "symabsorb", *ARGS]
+base = import_sympy_cpu()
+with tempfile.TemporaryDirectory() as cache:
+    env = {"SYMABSORB_CACHE_DIR": cache}
+    cold, peak = cpu_of(cmd, env)
+    warm = median_cpu(cmd, env)
+report(seconds=cold, warm_seconds=warm, import_sympy_cpu=base, cold_ratio=cold / base, warm_ratio=warm / base,
+       peak_mb=round(peak, 1), baseline="CPU s; ratios to `import sympy` in the same run")
+"""
+for _name, _args in (("classify_relu", ["classify", "relu"]), ("classify_gelu", ["classify", "gelu"]),
+                     ("classify_mish", ["classify", "z*tanh(softplus(z))"]), ("catalog", ["catalog"]),
+                     ("prove_paper_html", ["prove", "examples/paper.absorb", "-o", "/tmp/symabsorb-bench.html"])):
+    case(f"{_name}_vs_import_sympy", COMMAND_CASE.replace("ARGS", repr(_args)))
 
 case("catalog_facts", """
 from symabsorb.model import CATALOG, activation_from_text
