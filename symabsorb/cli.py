@@ -171,6 +171,15 @@ def _check_one(path: str) -> int:
     out.append(f"queries ({len(spec.queries)}):")
     for q in spec.queries:
         out.append(f"  {q.text}")
+    if spec.spaces:
+        out.append(f"spaces ({len(spec.spaces)}):")
+        for sp_ in spec.spaces:
+            if sp_.parametric:
+                ranges = ", ".join(f"{r.symbol} in [{r.low}, {r.high}]" for r in sp_.ranges)
+                out.append(f"  {sp_.name}: family {sp.sstr(sp_.family)}, {ranges}, grid {sp_.grid}")
+            else:
+                out.append(f"  {sp_.name}: size {sp_.size}, primitives {', '.join(p.name for p in sp_.primitives)}, "
+                           f"constants {', '.join(sp.sstr(c) for c in sp_.constants)}, operators {' '.join(sp_.operators)}")
     print("\n".join(out))
     return 0
 
