@@ -146,11 +146,14 @@ def test_timeout_is_unknown_not_a_hang() -> None:
 def test_facts_json_shape() -> None:
     data = facts_json("swiglu")
     assert set(data) == {"activation", "expression", "gated", "facts"}
-    assert set(data["facts"]) == {"parity", "at_zero", "series", "homogeneity", "growth", "polynomial", "gate"}
+    assert set(data["facts"]) == {"parity", "at_zero", "series", "homogeneity", "growth", "polynomial", "continuity",
+                                  "gate"}
     for fact in data["facts"].values():
         if fact is not None:
             assert fact["status"] in ("proved", "refuted", "unknown")
             assert "decided_by" in fact and "steps" in fact
+            assert fact["method"] == {"proved": "exact", "unknown": None}.get(fact["status"], fact["method"])
+            assert fact["method"] in ("exact", "enclosure", None)
 
 
 def test_parameters_stay_unknown() -> None:
