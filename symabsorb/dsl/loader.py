@@ -103,7 +103,7 @@ def _near_keyword(text: str, span: Span) -> bool:
     """Whether the word at ``span`` is a misspelt statement keyword (a spec with a typo, worth quoting)."""
     line = text.splitlines()[span.line - 1] if text.splitlines() else ""
     m = re.match(r"[A-Za-z_]+", line[span.column - 1:])
-    return bool(m) and did_you_mean(m.group(), STATEMENT_KEYWORDS) is not None
+    return m is not None and did_you_mean(m.group(), STATEMENT_KEYWORDS) is not None
 
 
 def _import_target(importer: Path, stmt: s.Import, tree: Path) -> Path:
