@@ -424,3 +424,30 @@ def test_r_linear_odd_concrete_weights_not_absorbable_by_exact_search() -> None:
     d, result = decide_block(block, prove(block))
     assert result is not None and result.found is False
     assert (d.verdict, d.decided_by) == (Verdict.NOT_ABSORBABLE, "R-linear-odd")
+
+
+def test_r_polynomial_odd_concrete_weights_by_exact_enumeration() -> None:
+    """σ = z + z³ + z·erf(z): 2o(t) = 2t + 2t³. With a_i = λ_i u and Σ λ_i (w_i·x)³ ≡ 0 the cubic parts
+    cancel and S = all units absorbs M = −2 u (Σ λ_i w_i)ᵀ; changing one output weight breaks it."""
+    text = """
+activation odd3(z) = z + z^3 + z*erf(z)
+block yes { activation: odd3 dim: 2 width: 5 skip: [[0, 12], [0, 0]]
+  W_up: [[1, 0], [0, 1], [1, 1], [1, -1], [1, 2]] W_down: [[3, -6, -3, -1, 1], [0, 0, 0, 0, 0]] }
+block no { activation: odd3 dim: 2 width: 5 skip: [[0, 12], [0, 0]]
+  W_up: [[1, 0], [0, 1], [1, 1], [1, -1], [1, 2]] W_down: [[3, -6, -3, -1, 1], [0, 0, 0, 0, 1]] }
+"""
+    blocks = {b.name: b for b in resolve_text(text).blocks}
+    yes = prove(blocks["yes"])
+    assert (yes.verdict, yes.decided_by) == (Verdict.ABSORBABLE, "R-polynomial-odd")
+    assert yes.witness is not None and yes.witness.index_set == (0, 1, 2, 3, 4)
+    x = np.random.default_rng(3).standard_normal((40, 2))
+
+    def sig(t: np.ndarray) -> np.ndarray:
+        return t + t**3 + t * special.erf(t)
+
+    up, down = (np.array(sp.Matrix(m).tolist(), dtype=float) for m in (yes.witness.w_up, yes.witness.w_down))
+    wu = np.array(sp.Matrix(blocks["yes"].w_up).tolist(), dtype=float)
+    skip = np.array([[0, 12], [0, 0]], dtype=float)
+    assert np.abs(sig(x @ up.T) @ down.T - (x @ skip.T + sig(x @ wu.T) @ down.T)).max() < 1e-9
+    no = prove(blocks["no"])
+    assert (no.verdict, no.decided_by, no.scope) == (Verdict.NOT_ABSORBABLE, "R-polynomial-odd", "these weights")

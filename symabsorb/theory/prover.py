@@ -323,6 +323,57 @@ def _concrete(block: Block, d: Derivation, chosen: Attempt) -> Derivation:
         return _rank_decision(block, d, chosen)
     if d.verdict is Verdict.CONDITIONAL and d.decided_by == "L-poly-rescale":
         return _rescale_decision(block, d, chosen)
+    if d.verdict is Verdict.CONDITIONAL and d.decided_by == "R-polynomial-odd":
+        return _polynomial_odd_decision(block, d, chosen)
+    return d
+
+
+#: Index sets are enumerated exactly for R-polynomial-odd up to this width.
+MAX_ENUMERATED_WIDTH = 12
+
+
+def _polynomial_odd_decision(block: Block, d: Derivation, chosen: Attempt) -> Derivation:
+    """Enumerate S exactly: Σ_{i∈S} a_i·2o(w_i·x) ≡ −Mx as a polynomial identity (rational weights)."""
+    from dataclasses import replace
+    from itertools import combinations
+
+    from .skips import skip_matrix
+
+    o2 = chosen.bindings().get("o2")
+    m_skip = skip_matrix(block)
+    nd = next((c for c in chosen.checks if c.name == "nondegenerate"), None)
+    if not isinstance(o2, sp.Expr) or m_skip is None or block.w_up is None or block.w_down is None or nd is None:
+        return d
+    width = block.w_up.rows
+    if width > MAX_ENUMERATED_WIDTH or not all(x.is_Rational for x in (*block.w_up, *block.w_down, *m_skip)):
+        return d
+    xs = sp.Matrix(sp.symbols(f"x0:{block.w_up.cols}"))
+    terms = [sp.Matrix(block.w_down[:, i]) * sp.expand(o2.xreplace({Z: (sp.Matrix(block.w_up[i, :]) * xs)[0]}))
+             for i in range(width)]
+    target = -sp.Matrix(m_skip) * xs
+    rid = d.decided_by or ""
+    for size in range(width + 1):
+        for subset in combinations(range(width), size):
+            total = sp.zeros(target.rows, 1)
+            for i in subset:
+                total += terms[i]
+            if all(sp.expand(e) == 0 for e in total - target):
+                w_up = sp.Matrix(block.w_up)
+                for i in subset:
+                    w_up[i, :] = -w_up[i, :]
+                verified = ("exact: $\\sum_{i \\in S} a_i\\,2o(w_i^\\top x) + Mx$ expands to $0$, and "
+                            "$\\sigma(-t) = \\sigma(t) - 2o(t)$")
+                shown = "\\{" + ", ".join(map(str, subset)) + "\\}"
+                step = DerivationStep(f"Exact enumeration of the $2^{{{width}}}$ index sets: $S = {shown}$ satisfies "
+                                      f"the condition ({verified}). Therefore [{rid}]: these weights are absorbable "
+                                      "(negate the rows $S$ of $W_{\\mathrm{up}}$).", (rid,), kind="conclusion")
+                return replace(d, verdict=Verdict.ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step),
+                               witness=Witness(subset, sp.ImmutableMatrix(w_up), block.w_down, None, verified))
+    if nd.status is HypStatus.PROVED:
+        step = DerivationStep(f"Exact enumeration of the $2^{{{width}}}$ index sets: none satisfies the condition, which "
+                              f"is necessary for nondegenerate weights (checked exactly). Therefore [{rid}]: these "
+                              "weights are not absorbable.", (rid,), kind="conclusion")
+        return replace(d, verdict=Verdict.NOT_ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step))
     return d
 
 
