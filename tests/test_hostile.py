@@ -521,3 +521,18 @@ def test_outputs_replace_a_symlink_not_its_target_but_fmt_writes_through(tmp_pat
     assert run("fmt", "--write", str(tmp_path / "link.absorb"))[0] == 0
     assert (tmp_path / "link.absorb").is_symlink()
     assert (tmp_path / "real.absorb").read_text(encoding="utf-8") == "activation f(z) = z\n"
+
+
+def test_irrational_default_parameter_with_inline_weights(tmp_path: Path) -> None:
+    """`log(2)` as a default with inline weights: the exact search works over Q, so the block stays
+    conditional with a note, never a traceback or an internal error."""
+    spec = tmp_path / "l.absorb"
+    spec.write_text("activation lk(z; a = log(2)) = if z >= 0 then z else a*z\n"
+                    "block b { activation: lk\n  W_up: [[1, 0], [0, 1], [1, 1]]\n  W_down: [[-1, 0, 0], [0, -1, 0]] }\n"
+                    "absorb b\n", encoding="utf-8")
+    code, _out, err, _ = run("prove", str(spec), "-o", str(tmp_path / "r.json"))
+    assert code == 0, err
+    data = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    answer = data["answers"][0] if "answers" in data else data["queries"][0]
+    assert "conditional" in json.dumps(answer)
+    assert "not rational" in json.dumps(answer)

@@ -41,8 +41,16 @@ def decide_block(block: Block, derivation: Derivation) -> tuple[Derivation, Sear
         return derivation, None
     assert block.w_up is not None and block.w_down is not None
     target = sp.ImmutableMatrix(-m_skip / (2 * c))
-    result = exact_search(block.w_up, block.w_down, target)
     rid = derivation.decided_by or ""
+    if not all(x.is_Rational for mat in (target, block.w_up, block.w_down) for x in mat):
+        # The exact search works over Q; an irrational target (c = (1 + log 2)/2, say) is left
+        # to the condition as stated rather than decided by rounding.
+        note = DerivationStep(
+            f"The condition's target $T = {sp.latex(target)}$ or the weights have entries that are not rational "
+            "numbers; the exact index-set search works over the rationals, so these concrete weights are not "
+            "decided beyond the condition above.", (rid,), kind="argument")
+        return replace(derivation, steps=(*derivation.steps, note)), None
+    result = exact_search(block.w_up, block.w_down, target)
     search_step = DerivationStep(
         f"Exact index-set search for $W_{{\\mathrm{{down}}}}[:,S]\\,W_{{\\mathrm{{up}}}}[S,:] = {sp.latex(target)}$ "
         f"({result.method}): {result.proof}. The least-squares residual certifies "
