@@ -18,12 +18,14 @@ FORMATS = {"md": "md", "markdown": "md", "html": "html", "htm": "html", "tex": "
 # (the renderers' own table, with terminal and text, is symabsorb.report.render.FORMATS)
 
 
-EXIT_OK, EXIT_NEGATIVE, EXIT_ERROR = 0, 1, 2
+EXIT_OK, EXIT_NEGATIVE, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
 #: Every command: 0 done; 1 answered, but not as asked (a query open under --strict, `absorb` found no
-#: witness, `fmt --check` found a file to reformat); 2 bad input or usage (nothing half-done is written).
+#: witness, `fmt --check` found a file to reformat); 2 bad input or usage (nothing half-done is written);
+#: 3 an internal error (a bug in symabsorb: a failed witness check, an unexpected exception).
 EXIT_CODES = {EXIT_OK: "done", EXIT_NEGATIVE: "answered, but not as asked: a query stayed open under --strict, "
               "`absorb` found no witness, `fmt --check` found a file to reformat",
-              EXIT_ERROR: "bad input or usage: an error message on stderr, no output file written"}
+              EXIT_ERROR: "bad input or usage: an error message on stderr, no output file written",
+              EXIT_INTERNAL: "internal error (a bug in symabsorb; SYMABSORB_DEBUG=1 shows the traceback)"}
 EPILOG = "exit codes: " + "; ".join(f"{code} {text}" for code, text in EXIT_CODES.items())
 
 
@@ -792,4 +794,4 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"internal error: {type(err).__name__}: {str(err)[:200]}\n  this is a bug in symabsorb, not in the "
               "input; rerun with SYMABSORB_DEBUG=1 for the traceback and report it", file=sys.stderr)
-        return 3
+        return EXIT_INTERNAL
