@@ -2,9 +2,10 @@
 
 One file per (canonical expression, gated, Taylor order) in the user's cache directory
 (``$SYMABSORB_CACHE_DIR``, else ``$XDG_CACHE_HOME/symabsorb``, else ``~/.cache/symabsorb``). The
-key also holds the versions of symabsorb, SymPy and python-flint and a format number, so an
-upgrade never reads stale facts. Parameters enter through ``srepr``, which spells out each
-symbol's assumptions (``a > 0`` and ``a >= 0`` give different keys).
+key also holds the versions of symabsorb, SymPy and python-flint, a digest of the code that
+computes facts and a format number, so neither an upgrade nor an edited checkout reads stale
+facts. Parameters enter through ``srepr``, which spells out each symbol's assumptions
+(``a > 0`` and ``a >= 0`` give different keys).
 
 Facts that ran out of time are never stored (a budget is not a property of the expression), so a
 cached answer is exactly the answer a fresh run with enough time gives. Writes are atomic (a
@@ -18,6 +19,7 @@ The cache holds pickles written by this user's own runs; it is read from no othe
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import pickle
@@ -50,6 +52,20 @@ def cache_dir() -> Path:
     return Path(base) / "symabsorb"
 
 
+@functools.cache
+def _code_digest() -> str:
+    """A digest of the code that computes facts (``analysis/``, ``model/``), so that an edited
+    checkout never reads facts computed by different code under the same version number."""
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256()
+    for folder in ("analysis", "model"):
+        for path in sorted((root / folder).glob("*.py")):
+            h.update(path.name.encode())
+            h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+@functools.cache
 def _versions() -> str:
     from .. import __version__
 
@@ -59,7 +75,7 @@ def _versions() -> str:
         flint_version = str(flint.__version__)
     except ImportError:  # pragma: no cover
         flint_version = "none"
-    return f"{FORMAT}|{__version__}|{sp.__version__}|{flint_version}"
+    return f"{FORMAT}|{__version__}|{_code_digest()}|{sp.__version__}|{flint_version}"
 
 
 def key(expr: sp.Basic, *extra: object) -> str:
