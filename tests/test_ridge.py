@@ -451,3 +451,33 @@ block no { activation: odd3 dim: 2 width: 5 skip: [[0, 12], [0, 0]]
     assert np.abs(sig(x @ up.T) @ down.T - (x @ skip.T + sig(x @ wu.T) @ down.T)).max() < 1e-9
     no = prove(blocks["no"])
     assert (no.verdict, no.decided_by, no.scope) == (Verdict.NOT_ABSORBABLE, "R-polynomial-odd", "these weights")
+
+
+@pytest.mark.slow
+def test_no_two_applicable_results_contradict() -> None:
+    """Across activations and block shapes, never both 'impossible' (for all weights, or for
+    nondegenerate weights when they exist) and 'absorbable for all weights' (or, for the former, an iff)."""
+    from symabsorb.theory.hypotheses import Subject
+    from symabsorb.theory.library import default_library
+    from symabsorb.theory.prover import attempts
+
+    library = default_library()
+    shapes = [(1, 1), (1, 3), (2, 2), (8, 2), (3, 16)]
+    skips = [Skip("identity"), Skip("matrix", matrix=sp.ImmutableMatrix([[1, 1], [1, 1]]))]
+    for name in [*FLIP, *NO_FLIP, "tanh", "relu2", "z + z^2", "z + sin(z)", "tanh(z) + z^2", "identity"]:
+        act = activation_from_text(name)
+        for dim, width in shapes:
+            for skip in skips:
+                if skip.kind == "matrix" and dim != 2:
+                    continue
+                block = Block("b", act, dim, width, skip)
+                holding = [(a.result.conclusion.verdict, a.result.conclusion.scope)
+                           for a in attempts(Subject(block=block), library, stop_at_failure=False) if a.holds]
+                impossible_all = ("impossible", "all weights") in holding
+                nondeg_exist = dim >= 2 or width == 1
+                impossible_nd = ("impossible", "nondegenerate weights") in holding and nondeg_exist
+                positive = [v for v in holding if v[0] == "absorbable" and v[1] == "all weights"]
+                iff = [v for v in holding if v[0] == "conditional" and v[1] == "nondegenerate weights"]
+                assert not (impossible_all and (positive or iff)), (name, dim, width, holding)
+                # an iff whose condition cannot hold (rank M > m) sits next to R-rank: not a contradiction
+                assert not (impossible_nd and positive), (name, dim, width, holding)
