@@ -346,6 +346,7 @@ block hc { activation: relu dim: 2 width: 5 skip: hyper(n: 2, mix: [[1, 1/2], [0
 """)
     d = prove(spec.blocks[0])
     assert d.decided_by == "R-rank" and d.verdict is Verdict.NOT_ABSORBABLE and d.scope == "these weights"
+    assert "L-hc-structured" in d.cited
     step = next(s for s in d.steps if "rank} M" in s.text)
     assert "= 4 >" in step.text and "W_{\\mathrm{down}}" in step.text
 

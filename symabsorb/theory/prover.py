@@ -29,6 +29,7 @@ from .derivation import (
     Verdict,
     Witness,
 )
+from .hyp_sizes import exact_rank
 from .hypotheses import Subject, check
 from .library import Library, Result, default_library
 from .skips import is_identity_like, skip_latex, target_latex, target_plain
@@ -260,6 +261,12 @@ def _derive(query: str, target: Block | Stack, kind: str, act: AnyActivation | N
                                     f"non-collinear, columns of $W_{{\\mathrm{{down}}}}$ nonzero), which is almost every "
                                     f"weight choice; {degenerate}.", (r.id,), kind="remark"))
     special = _special_cases(r.id, act)
+    if r.id == "R-rank" and skip is not None and skip.kind == "hyper" and isinstance(target, Block) \
+            and target.w_down is not None and isinstance(target.dim, int) \
+            and (exact_rank(target.w_down) or target.dim + 1) <= target.dim:
+        special.append(("L-hc-structured", "For a Hyper-Connection skip with structured weights "
+                        "$W_{\\mathrm{down}} = \\beta \\otimes W^0$ this is [L-hc-structured]: "
+                        "$\\operatorname{rank} W_{\\mathrm{down}} \\le d < n\\,d$."))
     for rid, text in special:
         cited.append(rid)
         evidence: tuple[tuple[str, Evidence], ...] = ()
