@@ -16,7 +16,8 @@ REQUIRED = ["lemma4", "prop5", "prop6", "cor7", "thm8", "thm10", "cor11", "parit
             "ridge-uniqueness", "open-deep", "L-jacobian", "L-growth", "L-parity", "L-odd-linear", "L-gate-flip",
             "L-linear", "L-degree", "depth-witnesses", "lemma-R", "thm-R", "R-linear-odd", "R-no-flip", "R-rank",
             "R-polynomial-odd", "L-poly-rescale", "L-gate-continuous", "L-odd-gate", "L-constant-gate",
-            "L-linear-rank", "L-dim-one", "L-mhc-product"]
+            "L-linear-rank", "L-dim-one", "L-mhc-product", "L-hc-structured", "L-width-pairs", "L-width-lines",
+            "L-width-free"]
 
 
 def test_every_required_result_is_there() -> None:
