@@ -85,3 +85,22 @@ def test_timed_out_facts_are_not_stored(tmp_path: Path, monkeypatch: pytest.Monk
     engine.analyze_expr(sp.exp(Z) * Z + 7, False, DEFAULT_ORDER, 1.0)
     engine.analyze_expr.cache_clear()
     assert _entries(tmp_path) == []
+
+
+def test_large_witness_matrices_are_not_repeated_in_json() -> None:
+    from dataclasses import replace
+
+    import numpy as np
+
+    from symabsorb.model import activation_from_text
+    from symabsorb.theory.derivation import Witness
+    from symabsorb.theory.prover import classify
+    from symabsorb.theory.serialize import WITNESS_JSON_ENTRIES, derivation_to_dict
+
+    d = classify(activation_from_text("relu"))
+    small = replace(d, witness=Witness((0,), np.ones((3, 2)), np.ones((2, 3)), verified="exact"))
+    assert len(derivation_to_dict(small)["witness"]["W_up"]) == 3
+    m = WITNESS_JSON_ENTRIES // 4 + 1
+    big = replace(d, witness=Witness((0, 1), np.ones((m, 2)), np.ones((2, m)), verified="exact"))
+    out = derivation_to_dict(big)["witness"]
+    assert out["W_up"] is None and out["index_set"] == [0, 1] and "absorb" in out["omitted"]

@@ -13,6 +13,25 @@ from .library import Library
 __all__ = ["derivation_to_dict", "graph_to_dict"]
 
 
+#: Witness matrices with more entries than this are not repeated in the JSON (a flip witness is the
+#: input weights with the rows ``index_set`` negated; ``symabsorb absorb -o`` writes it as a file).
+WITNESS_JSON_ENTRIES = 65536
+
+
+def _witness(d: Derivation) -> dict[str, Any]:
+    w = d.witness
+    assert w is not None
+    entries = sum(0 if m is None else int(m.shape[0]) * int(m.shape[1]) for m in (w.w_up, w.w_down, w.w_gate))
+    out: dict[str, Any] = {"index_set": list(w.index_set), "verified": w.verified}
+    if entries > WITNESS_JSON_ENTRIES:
+        out.update({"W_up": None, "W_down": None, "W_gate": None,
+                    "omitted": f"{entries} entries: the input weights with the units in index_set flipped; "
+                               "`symabsorb absorb SPEC --block NAME -o FILE` writes them"})
+    else:
+        out.update({"W_up": _matrix(w.w_up), "W_down": _matrix(w.w_down), "W_gate": _matrix(w.w_gate)})
+    return out
+
+
 def derivation_to_dict(d: Derivation) -> dict[str, Any]:
     return {
         "query": d.query,
@@ -37,11 +56,7 @@ def derivation_to_dict(d: Derivation) -> dict[str, Any]:
                   for s in d.steps],
         "candidates": [{"id": c.id, "status": c.state.value, "reason": c.reason} for c in d.candidates],
         "cited": list(d.cited),
-        "witness": None if d.witness is None else {
-            "index_set": list(d.witness.index_set),
-            "verified": d.witness.verified,
-            "W_up": _matrix(d.witness.w_up), "W_down": _matrix(d.witness.w_down),
-            "W_gate": _matrix(d.witness.w_gate)},
+        "witness": None if d.witness is None else _witness(d),
         "notes": list(d.notes),
         **({} if d.width is None else {"width": {"upper": d.width[0], "lower": d.width[1], "never": d.width[2],
                                                  "lower_scope": d.width[3]}}),
