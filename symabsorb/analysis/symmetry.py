@@ -180,7 +180,7 @@ def _degree(e: sp.Expr) -> int | None:
 def degree_bound(expr: sp.Expr) -> tuple[int | None, Step | None]:
     """A proved ``N`` with ``|σ(t)| ≤ C(1 + |t|^N)``, and the step that proves it."""
     g = growth_fact(expr)
-    if g.evidence.proved and g.growth_class in ("bounded", "sublinear", "linear") and locally_bounded(expr):
+    if g.evidence.proved and g.degree_bound is not None and locally_bounded(expr):
         return 1, Step(f"σ is locally bounded and grows at most linearly ({g.plus_infinity} at +∞, "
                        f"{g.minus_infinity} at −∞), so |σ(t)| ≤ C(1 + |t|)", sp.Eq(label("N", "N"), 1, evaluate=False))
     n = _degree(expr)
