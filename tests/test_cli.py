@@ -189,7 +189,7 @@ def test_series_query_prints_the_series(tmp_path: Path) -> None:
 def test_exit_codes_are_documented_and_the_same_everywhere(tmp_path: Path) -> None:
     from symabsorb.cli import EXIT_CODES
 
-    assert sorted(EXIT_CODES) == [0, 1, 2]
+    assert sorted(EXIT_CODES) == [0, 1, 2, 3]
     for command in ((), ("prove",), ("check",)):
         code, out, _ = run(*command, "--help")
         assert code == 0 and "exit codes: 0 done; 1 answered, but not as asked" in " ".join(out.split())
@@ -199,6 +199,18 @@ def test_exit_codes_are_documented_and_the_same_everywhere(tmp_path: Path) -> No
     assert run("classify", "exp(z)", "--strict")[0] == 1
     assert run("prove", str(write(tmp_path, "o.absorb", "activation e(z) = exp(z)\nclassify e\n")), "--strict")[0] == 1
     assert run("classify", "nope(z)")[0] == 2
+
+
+
+def test_an_internal_error_is_exit_3_without_a_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    from symabsorb import cli
+
+    def boom(args: object) -> int:
+        raise RuntimeError("planted bug")
+
+    monkeypatch.setattr(cli, "cmd_catalog", boom)
+    code, _, err = run("catalog")
+    assert code == 3 and "internal error" in err and "planted bug" in err and "Traceback" not in err
 
 
 def test_absorb_refuses_an_output_it_cannot_write_before_any_work(tmp_path: Path,
