@@ -66,13 +66,18 @@ def select_spaces(spec: ResolvedSpec, names: Sequence[str] | None) -> tuple[Spac
     return tuple(by_name[n] for n in names)
 
 
+#: Bumped whenever enumeration or term labels change, so an old cache is not reused.
+ENUMERATION_VERSION = 2
+
+
 def _enumeration(space: Space, store: ResultStore) -> tuple[dict[str, Any], bool]:
-    cached = store.load_enumeration(space.name, space.source)
+    key = f"v{ENUMERATION_VERSION}\n{space.source}"
+    cached = store.load_enumeration(space.name, key)
     if cached is not None:
         return cached, True
     start = time.perf_counter()
     e = enumerate_space(space)
-    data = {"key": space.source, "space": space.name, "size": e.size, "generated": e.generated,
+    data = {"key": key, "space": space.name, "size": e.size, "generated": e.generated,
             "constant": e.constant, "structural": e.structural, "proved": e.proved,
             "survivors": [{"label": s.text, "term": s.term.to_json()} for s in e.survivors],
             "merges": [list(p) for p in e.merges], "unresolved": [list(p) for p in e.unresolved],

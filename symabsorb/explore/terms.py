@@ -47,7 +47,8 @@ class Term:
         if self.op == "z":
             return "z"
         if self.op == "c":
-            return sp.sstr(space.constants[self.index])
+            value = space.constants[self.index]
+            return f"({sp.sstr(value)})" if value.is_negative else sp.sstr(value)
         if self.op == "p":
             return f"{space.primitives[self.index].name}({self.args[0].text(space)})"
         left, right = (a.text(space) for a in self.args)
