@@ -548,7 +548,10 @@ def _executor(args: argparse.Namespace) -> Any:
         return InProcessExecutor()
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
-    return DaskExecutor(args.scheduler, args.workers)
+    from .explore.executors import LazyExecutor
+
+    where = f"dask scheduler {args.scheduler}" if args.scheduler else f"dask local cluster ({args.workers} workers)"
+    return LazyExecutor(where, lambda: DaskExecutor(args.scheduler, args.workers))
 
 
 def _phase_progress() -> Callable[[str, int, int], None]:

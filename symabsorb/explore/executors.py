@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-__all__ = ["DaskExecutor", "Executor", "InProcessExecutor", "dask_available", "error_record"]
+__all__ = ["DaskExecutor", "Executor", "InProcessExecutor", "LazyExecutor", "dask_available", "error_record"]
 
 Job = tuple[Callable[[Any], dict[str, Any]], Any]
 
@@ -94,3 +94,25 @@ class DaskExecutor:
         self.client.close()
         if self.cluster is not None:
             self.cluster.close()
+
+
+class LazyExecutor:
+    """Starts the real executor (a Dask cluster takes seconds) only when there is work: a resumed
+    run with nothing left to do rebuilds the atlas without it."""
+
+    def __init__(self, name: str, make: Callable[[], Executor]) -> None:
+        self.name = name
+        self._make = make
+        self._inner: Executor | None = None
+
+    def run(self, jobs: Sequence[Job], on_result: Callable[[dict[str, Any]], None]) -> None:
+        if not jobs:
+            return
+        if self._inner is None:
+            self._inner = self._make()
+            self.name = self._inner.name
+        self._inner.run(jobs, on_result)
+
+    def close(self) -> None:
+        if self._inner is not None:
+            self._inner.close()
