@@ -536,3 +536,14 @@ def test_irrational_default_parameter_with_inline_weights(tmp_path: Path) -> Non
     answer = data["answers"][0] if "answers" in data else data["queries"][0]
     assert "conditional" in json.dumps(answer)
     assert "not rational" in json.dumps(answer)
+
+
+def test_leading_zeros_and_overlong_names_are_positioned_errors(tmp_path: Path) -> None:
+    """Found by the mutation property test: 5,000 leading zeros (Python's int() limit) and a weights
+    file name longer than the file system allows."""
+    err = spec_error("activation f(z) = 0" + "0" * 5000 + "1*z\n")
+    assert "too large" in str(err) and ":1:19:" in str(err)
+    spec = tmp_path / "w.absorb"
+    spec.write_text('block b { activation: relu  weights: "' + "9" * 300 + '.npz" }\nabsorb b\n', encoding="utf-8")
+    code, _out, err_text, _ = run("check", str(spec))
+    assert code == 2 and "cannot be looked up" in err_text and "Traceback" not in err_text

@@ -268,7 +268,8 @@ def _check_digits(tok: Token, file: str) -> None:
     limits = current().limits
     text = str(tok)
     mantissa, _, exponent = text.lower().partition("e")
-    digits = len(mantissa.replace(".", "").lstrip("0")) or 1
+    # every written digit counts (leading zeros too: Python's int() refuses 4,300 characters)
+    digits = len(mantissa.replace(".", "")) or 1
     if exponent:
         exp_text = exponent.lstrip("+-").lstrip("0") or "0"
         if len(exp_text) > 9:

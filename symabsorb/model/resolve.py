@@ -582,10 +582,15 @@ def _check_weights_decl(w: s.WeightsDecl, spec_dir: Path | None, root: Path | No
     # Inside the spec's directory tree (unless --allow-outside), and a regular file: the weights
     # readers open the same path through symabsorb.paths.open_regular.
     path = confine(spec_dir, w.file, root, w.span, "weights file")
-    if not path.exists():
+    try:
+        exists, regular = path.exists(), path.is_file()
+    except OSError as err:  # a name too long for the file system, a loop of links, ...
+        raise SpecValueError(f"weights file `{w.file}` cannot be looked up: {err.strerror or err}", w.span,
+                             f"`{w.file}`", "a readable file name", "use a shorter path") from None
+    if not exists:
         raise SpecValueError(f"weights file `{w.file}` not found", w.span, f"`{spec_dir / w.file}`",
                              "an existing file", "paths are relative to the spec file")
-    if not path.is_file():
+    if not regular:
         raise SpecValueError(f"weights file `{w.file}` is not a regular file", w.span, f"`{w.file}`",
                              "a regular file", "only regular files are read")
 
