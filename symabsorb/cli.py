@@ -658,10 +658,10 @@ def cmd_scan(args: argparse.Namespace) -> int:
     finally:
         executor.close()
         store.close()
-    header = f"{'file:layer':48s} {'act':8s} {'d':>5s} {'m':>6s} {'verdict':15s} {'decided by':14s} distance"
+    header = f"{'file:layer':48s} {'act':8s} {'d':>5s} {'m':>6s} {'verdict':15s} {'decided by':14s} rel. distance"
     lines = [header, "-" * len(header)]
     for r in records:
-        dist = r.get("relative_distance")
+        dist = r.get("relative_distance") if r["verdict"] != "absorbable" else None  # a lower bound; 0 when absorbed
         lines.append(f"{r['label'][:48]:48s} {r['activation'][:8]:8s} {r.get('d', '?')!s:>5s} {r.get('m', '?')!s:>6s} "
                      f"{r['verdict']:15s} {str(r.get('decided_by') or r.get('error', '—'))[:14]:14s} "
                      + ("—" if dist is None else f"{dist:.3g}"))
