@@ -192,8 +192,9 @@ def _stacks_md(atlas: Atlas) -> list[str]:
            "This is evidence, not a result; the planted control shows the search finds witnesses that exist.", "",
            "| activation | weights | sizes (d, m): best residual | best | status |", "|---|---|---|---:|---|"]
     for r in atlas.stacks:
-        sizes = ", ".join(f"({x['d']}, {x['m']}): {_res(x['best_residual'])}" for x in r["sizes"])
-        out.append(f"| {r['label']} | {_md(r['description'])} | {sizes} | {_res(r['best_residual'])} | {r['status']} |")
+        sizes = ", ".join(f"({x['d']}, {x['m']}): {_res(x['best_residual'])}" for x in r.get("sizes", []))
+        what = r.get("description") or r.get("error", "")
+        out.append(f"| {r['label']} | {_md(what)} | {sizes} | {_res(r.get('best_residual'))} | {r['status']} |")
     return [*out, ""]
 
 
@@ -276,9 +277,10 @@ def render_atlas_html(atlas: Atlas) -> str:
     run = "".join(f"<tr><td>{escape(str(k))}</td><td>{escape(str(v))}</td></tr>" for k, v in atlas.run.items())
     stacks = ""
     if atlas.stacks:
-        rows = "".join(f"<tr><td>{escape(r['label'])}</td><td>{escape(r['description'])}</td><td>"
-                       + escape(", ".join(f"({x['d']}, {x['m']}): {_res(x['best_residual'])}" for x in r["sizes"]))
-                       + f"</td><td>{_res(r['best_residual'])}</td></tr>" for r in atlas.stacks)
+        rows = "".join(f"<tr><td>{escape(r['label'])}</td><td>{escape(r.get('description') or r.get('error', ''))}</td>"
+                       "<td>" + escape(", ".join(f"({x['d']}, {x['m']}): {_res(x['best_residual'])}"
+                                                 for x in r.get("sizes", [])))
+                       + f"</td><td>{_res(r.get('best_residual'))}</td></tr>" for r in atlas.stacks)
         stacks = ("<section id=\"stacks\"><h2>Depth-2 stacks: evidence about the paper's open problem</h2><p>Open "
                   "problem; the residuals are evidence, not a result. The planted control checks that the search "
                   "finds witnesses that exist.</p><table><tr><th>activation</th><th>weights</th><th>sizes</th>"
