@@ -10,6 +10,8 @@ integer vector).
   (``analysis.engine.identical`` proves ``f_u = f_u(1)·t``), and ``Σ_u α_u uᵀ + I = 0`` exactly.
 * Gated: on each gate line ``F_u(t) = Σ ± g(λ t) b υᵀ`` must be exactly constant, ``F_u(0)``, and
   ``Σ_u F_u(0) + I = 0`` exactly.
+* Polynomial σ (or gate), where units on different lines can cancel: ``x + B(x) − B'(x)`` is a
+  polynomial in ``x`` and must expand to 0.
 
 Then ``x + B(x) − B'(x) = Σ_u f_u(u·x) + x`` (or ``(Σ_u F_u(u·x) + I) x``) vanishes identically. A
 candidate that fails this is reported as an unverified candidate, never as absorbable.
@@ -150,6 +152,26 @@ def _verify_gated(expr: sp.Expr, units: list[tuple[Vec, Vec, Vec, int]], d: int)
             "(analysis.engine.identical) and the constants sum with I to 0")
 
 
+def _verify_polynomial(expr: sp.Expr, units: list[tuple[Vec | None, Vec, Vec, int]], d: int) -> str | None:
+    """For a polynomial σ (or gate): ``x + B(x) − B'(x)`` is a polynomial in ``x``; expand it exactly.
+    Units are ``(gate row or None, up row, output column, ±1)``."""
+    if not expr.is_polynomial(Z):
+        return None
+    xs = sp.symbols(f"x0:{d}", real=True)
+
+    def dot(row: Vec) -> sp.Expr:
+        return sp.Add(*[_rat(c) * x for c, x in zip(row, xs, strict=True)])
+
+    total = [xs[k] for k in range(d)]
+    for gate, up, col, sign in units:
+        value = expr.xreplace({Z: dot(gate)}) * dot(up) if gate is not None else expr.xreplace({Z: dot(up)})
+        for k in range(d):
+            total[k] += sign * _rat(col[k]) * value
+    if all(sp.expand(e) == 0 for e in total):
+        return "exact: σ is a polynomial and x + B(x) − B'(x) expands to 0"
+    return None
+
+
 def _ints(a: Any) -> list[Vec]:
     return [tuple(Fraction(int(x)) for x in row) for row in a]
 
@@ -182,11 +204,12 @@ def verify_candidate(expr: sp.Expr, problem: BlockProblem, outcome: SearchOutcom
             units_g = [(gr, ur, a, 1) for gr, ur, a in zip(_ints(problem.w_gate), _ints(problem.w_up), block_cols,
                                                            strict=True)]
             units_g += [(gr, ur, b, -1) for gr, ur, b in zip(g_rows, u_rows, down_cols, strict=True)]
-            proof = _verify_gated(expr, units_g, d)
+            proof = _verify_gated(expr, units_g, d) or _verify_polynomial(expr, list(units_g), d)
         else:
             units = [(w, a, 1) for w, a in zip(_ints(problem.w_up), block_cols, strict=True)]
             units += [(v, b, -1) for v, b in zip(u_rows, down_cols, strict=True)]
-            proof = _verify_ungated(expr, units, d)
+            proof = _verify_ungated(expr, units, d) or _verify_polynomial(
+                expr, [(None, w, a, s) for w, a, s in units], d)
         if proof is not None:
             w_down_rows = [tuple(down_cols[j][k] for j in range(m)) for k in range(d)]
             return ExactWitness(_strs(u_rows), _strs(w_down_rows), _strs(g_rows) if gated else None, proof)
