@@ -19,7 +19,7 @@ import sympy as sp
 
 from ..model.functions import Z
 from .facts import Evidence, Stage, Step, proved, unknown
-from .identity import exact_sign, simplified
+from .identity import exact_sign
 from .piecewise import piecewise_form
 from .structure import locally_bounded
 
@@ -308,8 +308,9 @@ def _end(e: sp.Expr, direction: int) -> tuple[str | None, list[Step]]:
     mirrored = e if direction > 0 else e.xreplace({Z: -Z})
     size = size_at_infinity(mirrored)
     cls = None if size is None else _classify(size)
-    if cls is None:
-        alt = simplified(mirrored)
+    if cls is None and mirrored.has(sp.sinh, sp.cosh, sp.tanh):
+        # hidden zeros such as cosh² − sinh² − 1 cancel exactly once written with exp (an identity)
+        alt = sp.expand(mirrored.rewrite(sp.exp))
         if alt != mirrored:
             size = size_at_infinity(alt)
             cls = None if size is None else _classify(size)

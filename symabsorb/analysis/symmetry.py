@@ -282,7 +282,7 @@ def _derivatives_at(e: sp.Expr, b: sp.Expr, order: int) -> list[sp.Expr]:
     out = []
     d = e
     for _ in range(order + 1):
-        out.append(simplified(d.xreplace({Z: b})))
+        out.append(d.xreplace({Z: b}))  # compared through exact_sign (enclosures, then exact zero)
         d = sp.diff(d, Z)
     return out
 
@@ -296,7 +296,7 @@ def _kinks(form: PiecewiseForm) -> tuple[list[sp.Expr], Step | None]:
         if b == 0:
             continue
         left, right = form.left_of(b), form.right_of(b)
-        value = simplified(form.original.xreplace({Z: b}))
+        value = form.original.xreplace({Z: b})
         dl, dr = _derivatives_at(left.expr, b, 3), _derivatives_at(right.expr, b, 3)
         if exact_sign(dl[0] - value) not in (0, None) or any(exact_sign(x - y) not in (0, None)
                                                               for x, y in zip(dl, dr, strict=True)):
