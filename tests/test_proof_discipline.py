@@ -250,3 +250,30 @@ def test_stage_of_refutations_is_enclosure_or_exact() -> None:
     assert f.parity.evidence.status is Status.REFUTED
     assert f.parity.evidence.decided_by is Stage.NUMERIC_REFUTATION
     assert "enclosure" in f.parity.evidence.steps[0].text
+
+
+# --- found by the adversarial review: undecided coefficients decide nothing --------------------------
+
+_GUDERMANN_ZERO = "(2*atan(tanh(1/2)) - atan(sinh(1)))"  # exactly 0: atan(sinh x) = 2 atan(tanh(x/2))
+
+
+@pytest.mark.parametrize("spec", [
+    f"activation hz(z) = z*sigmoid(z) + {_GUDERMANN_ZERO}*z^3\n",
+    "activation hz(z; a >= 0) = z*sigmoid(z) + a*z^3\n",
+    "activation hz(z; a > 0) = z*sigmoid(z) + (a - 1)*z^3\n",
+])
+def test_a_coefficient_that_may_vanish_never_gives_not_absorbable(spec: str) -> None:
+    """σ is SiLU when the z³ coefficient is 0 (exactly, or for an allowed parameter value), and the
+    flip of S = {0, 1} absorbs this block; so neither 'not absorbable' nor a proved necessary
+    cubic condition may come out."""
+    from symabsorb.model import resolve_text
+    from symabsorb.report.build import answer
+    from symabsorb.theory.library import default_library
+
+    text = spec + ("block b { activation: hz  dim: 2  width: 2  W_up: [[1, 0], [0, 1]]  "
+                   "W_down: [[-1, 0], [0, -1]] }\nabsorb b\nclassify hz\n")
+    for q in resolve_text(text).queries:
+        d = answer(q, default_library()).derivation
+        assert d is not None
+        assert d.verdict is not Verdict.NOT_ABSORBABLE
+        assert not (d.decided_by == "R-polynomial-odd" and d.necessary == "proved")

@@ -112,7 +112,12 @@ class SymmetryFact:
             return None
         if exact_sign(poly.coeff_monomial(Z)) in (0, None):
             return None
-        return "linear-odd" if poly.degree() == 1 else "polynomial-odd"
+        # The degree counts only coefficients proved nonzero: a coefficient that is an unsimplified
+        # zero (2·atan(tanh(1/2)) − atan(sinh 1)) or a parameter that may vanish (a ≥ 0) decides nothing.
+        higher = [exact_sign(c) for (k,), c in poly.terms() if k > 1]
+        if any(sgn is None for sgn in higher):
+            return None
+        return "polynomial-odd" if any(sgn != 0 for sgn in higher) else "linear-odd"
 
     @property
     def flip_constant(self) -> sp.Expr | None:

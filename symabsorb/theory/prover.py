@@ -339,6 +339,25 @@ def _concrete(block: Block, d: Derivation, chosen: Attempt) -> Derivation:
 MAX_ENUMERATED_WIDTH = 12
 
 
+def _identity_state(entries: sp.MatrixBase, xs: list[sp.Symbol]) -> bool | None:
+    """Whether a vector of polynomials in ``xs`` is identically zero: True (every coefficient proved
+    0), False (some coefficient proved nonzero), None (undecided)."""
+    from ..analysis.identity import exact_sign, prove_zero
+
+    undecided = False
+    for e in entries:
+        expanded = sp.expand(e)
+        if expanded == 0:
+            continue
+        for c in sp.Poly(expanded, *xs).coeffs():
+            sign = exact_sign(c)
+            if sign not in (0, None):
+                return False
+            if sign is None and not prove_zero(c):
+                undecided = True
+    return None if undecided else True
+
+
 def _polynomial_odd_decision(block: Block, d: Derivation, chosen: Attempt) -> Derivation:
     """Enumerate S exactly: Σ_{i∈S} a_i·2o(w_i·x) ≡ −Mx as a polynomial identity (rational weights)."""
     from dataclasses import replace
@@ -359,12 +378,17 @@ def _polynomial_odd_decision(block: Block, d: Derivation, chosen: Attempt) -> De
              for i in range(width)]
     target = -sp.Matrix(m_skip) * xs
     rid = d.decided_by or ""
+    undecided = False
     for size in range(width + 1):
         for subset in combinations(range(width), size):
             total = sp.zeros(target.rows, 1)
             for i in subset:
                 total += terms[i]
-            if all(sp.expand(e) == 0 for e in total - target):
+            state = _identity_state(total - target, list(xs))
+            if state is None:
+                undecided = True  # neither proved nor refuted: this subset may work
+                continue
+            if state:
                 w_up = sp.Matrix(block.w_up)
                 for i in subset:
                     w_up[i, :] = -w_up[i, :]
@@ -376,6 +400,11 @@ def _polynomial_odd_decision(block: Block, d: Derivation, chosen: Attempt) -> De
                                       "(negate the rows $S$ of $W_{\\mathrm{up}}$).", (rid,), kind="conclusion")
                 return replace(d, verdict=Verdict.ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step),
                                witness=Witness(subset, sp.ImmutableMatrix(w_up), block.w_down, None, verified))
+    if undecided:
+        step = DerivationStep(f"Exact enumeration of the $2^{{{width}}}$ index sets: for some of them a coefficient of "
+                              "the condition could be neither proved zero nor proved nonzero, so these weights are "
+                              "not decided beyond the condition above.", (rid,), kind="argument")
+        return replace(d, steps=(*d.steps, step))
     if nd.status is HypStatus.PROVED:
         step = DerivationStep(f"Exact enumeration of the $2^{{{width}}}$ index sets: none satisfies the condition, which "
                               f"is necessary for nondegenerate weights (checked exactly). Therefore [{rid}]: these "
