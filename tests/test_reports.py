@@ -184,3 +184,16 @@ def test_html_renders_offline_in_chromium(tmp_path: Path) -> None:
          f"--user-data-dir={tmp_path / 'profile2'}", "--dump-dom", html.as_uri()],
         capture_output=True, text=True, timeout=180)
     assert "<math" in dom.stdout and "lemma-graph" in dom.stdout
+
+
+def test_index_set_phrase_only_for_index_set_conditions() -> None:
+    """L-poly-rescale's condition is about a diagonal D, not an index set S: no renderer says 'for
+    some index set' there, and the terminal shows no leftover LaTeX spacing."""
+    import symabsorb
+
+    poly = symabsorb.classify("z + z^2")
+    relu = symabsorb.classify("relu")
+    for fmt in ("md", "text"):
+        assert "index set" not in poly.render(fmt).split("Condition")[-1].split("\n")[0]
+        assert "index set" in relu.render(fmt)
+    assert "quad" not in poly.render("text")

@@ -41,7 +41,7 @@ def gate_fact(expr: sp.Expr) -> GateFact:
     w = find_nonzero_point(expr + expr.xreplace({Z: -Z}) - 2 * g0)
     if w is not None:
         return GateFact(refuted(Stage.NUMERIC_REFUTATION,
-                                Step(f"g(z) + g(−z) − 2g(0) ≠ 0 at z = {w[0]} (60-digit evaluation)")),
+                                Step(f"g(z) + g(−z) − 2g(0) ∈ {w[1]} at z = {w[0]} (a rigorous enclosure excluding 0)")),
                         g0, at0.differentiable, False)
     return GateFact(unknown("g(z) + g(−z) − 2g(0) neither simplified to 0 nor was refuted"),
                     g0, at0.differentiable, None)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import sympy as sp
 
@@ -18,6 +19,7 @@ __all__ = [
     "STATE_COLORS",
     "VERDICT_TEXT",
     "facts_rows",
+    "has_index_set",
     "math_parts",
     "node_id",
     "show",
@@ -92,6 +94,11 @@ def text_pieces(text: str, library: Library) -> list[tuple[str, str]]:
             else:
                 out.extend(("code" if i % 2 else "text", chunk) for i, chunk in enumerate(part.split("`")))
     return out
+
+
+def has_index_set(d: Any) -> bool:
+    """Whether a derivation's condition is about an index set ``S`` (``W_down[:,S] W_up[S,:] = T``)."""
+    return "S]" in (getattr(d, "condition_plain", None) or "") or "[S," in (getattr(d, "condition_plain", None) or "")
 
 
 def node_id(rid: str) -> str:

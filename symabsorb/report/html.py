@@ -12,7 +12,7 @@ from ..analysis.engine import ActivationFacts
 from ..analysis.facts import Evidence, Step
 from ..theory.derivation import Derivation, DerivationStep, NodeState
 from ..theory.library import Library
-from .common import VERDICT_TEXT, facts_rows, text_pieces
+from .common import VERDICT_TEXT, facts_rows, has_index_set, text_pieces
 from .escape import html_math
 from .escape import html_text as escape  # the one HTML escaper (symabsorb.report.escape)
 from .model import QueryAnswer, Report
@@ -135,8 +135,9 @@ class HtmlRenderer:
                          f"(<em>{escape(r.source)}</em>)")
         parts.append("</p>")
         if d.condition:
-            parts.append(f"<p><strong>Condition:</strong> {self.math(d.condition)} for some index set "
-                         f"{self.math('S')} — sufficient: {escape(str(d.sufficient))}; necessary: "
+            some_s = f" for some index set {self.math('S')}" if has_index_set(d) else ""
+            parts.append(f"<p><strong>Condition:</strong> {self.math(d.condition)}{some_s}"
+                         f" — sufficient: {escape(str(d.sufficient))}; necessary: "
                          f"{escape(str(d.necessary))}.</p>")
         if d.assumptions:
             parts.append("<p><strong>Assumptions:</strong> " + "; ".join(escape(a) for a in d.assumptions) + ".</p>")

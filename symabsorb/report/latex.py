@@ -13,7 +13,7 @@ from ..analysis.engine import ActivationFacts
 from ..analysis.facts import Evidence, Step
 from ..theory.derivation import Derivation, DerivationStep, NodeState
 from ..theory.library import Library
-from .common import SOURCE_COLORS, STATE_COLORS, VERDICT_TEXT, facts_rows, node_id, text_pieces, used_graph
+from .common import SOURCE_COLORS, STATE_COLORS, VERDICT_TEXT, facts_rows, has_index_set, node_id, text_pieces, used_graph
 from .escape import latex_math, latex_text
 from .model import QueryAnswer, Report
 
@@ -189,7 +189,8 @@ class LatexRenderer:
             head += f", decided by {self.cite(d.decided_by)}, \\emph{{{escape_text(d.source or '')}}}"
         lines = [head + ".", ""]
         if d.condition:
-            lines += [f"\\textbf{{Condition:}} {latex_math(d.condition)} for some index set $S$ (sufficient: {d.sufficient}; "
+            some_s = " for some index set $S$" if has_index_set(d) else ""
+            lines += [f"\\textbf{{Condition:}} {latex_math(d.condition)}{some_s} (sufficient: {d.sufficient}; "
                       f"necessary: {d.necessary}).", ""]
         if d.assumptions:
             lines += ["\\textbf{Assumptions:} " + "; ".join(escape_text(a) for a in d.assumptions) + ".", ""]

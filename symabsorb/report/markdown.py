@@ -11,7 +11,7 @@ from ..analysis.engine import ActivationFacts
 from ..analysis.facts import Evidence, Step
 from ..theory.derivation import Derivation, DerivationStep, NodeState
 from ..theory.library import Library
-from .common import SOURCE_COLORS, STATE_COLORS, VERDICT_TEXT, facts_rows, node_id, text_pieces, used_graph
+from .common import SOURCE_COLORS, STATE_COLORS, VERDICT_TEXT, facts_rows, has_index_set, node_id, text_pieces, used_graph
 from .escape import markdown_code, markdown_fence, markdown_math, markdown_text
 from .model import QueryAnswer, Report
 
@@ -91,7 +91,8 @@ class MarkdownRenderer:
             by = f" — decided by [{markdown_text(r.label)}](#ref-{r.id}) (*{markdown_text(r.source)}*)"
         lines = [f"**Verdict: {VERDICT_TEXT[node.verdict]}** (scope: {markdown_text(node.scope)}){by}.", ""]
         if node.condition:
-            lines += [f"**Condition:** {markdown_math(node.condition)} for some index set $S$ — sufficient: {node.sufficient}; "
+            some_s = " for some index set $S$" if has_index_set(node) else ""
+            lines += [f"**Condition:** {markdown_math(node.condition)}{some_s} — sufficient: {node.sufficient}; "
                       f"necessary: {node.necessary}.", ""]
         if node.assumptions:
             lines += ["**Assumptions:** " + "; ".join(self.cite(a) for a in node.assumptions) + ".", ""]

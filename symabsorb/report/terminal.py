@@ -16,7 +16,7 @@ import sympy as sp
 from ..analysis.engine import ActivationFacts
 from ..theory.derivation import Derivation, NodeState, Verdict, Witness
 from ..theory.library import Library
-from .common import CITATION, VERDICT_TEXT, facts_rows
+from .common import CITATION, VERDICT_TEXT, facts_rows, has_index_set
 from .escape import terminal_text
 from .model import QueryAnswer, Report
 
@@ -44,7 +44,8 @@ def plain_math(text: str) -> str:
     for _ in range(3):
         text = _FRAC.sub(lambda m: (m.group(1) if len(m.group(1)) == 1 else f"({m.group(1)})") + "/"
                          + (m.group(2) if len(m.group(2)) == 1 else f"({m.group(2)})"), text)
-    for a, b in (("\\left", ""), ("\\right", ""), ("\\,", " "), ("\\;", " "), ("\\!", ""), ("\\ne", "≠"),
+    for a, b in (("\\left", ""), ("\\right", ""), ("\\qquad", "  "), ("\\quad", "  "), ("\\,", " "),
+                 ("\\;", " "), ("\\!", ""), ("\\ne", "≠"),
                  ("\\le", "≤"), ("\\ge", "≥"), ("\\sigma", "σ"), ("\\odot", "⊙"), ("\\otimes", "⊗"),
                  ("\\cdots", "⋯"), ("\\cdot", "·"), ("\\top", "ᵀ"), ("\\to", "→"), ("\\mapsto", "↦"), ("\\infty", "∞"),
                  ("\\pm", "±"), ("\\sum", "Σ"), ("\\in", "∈"), ("\\|", "‖"), ("$", ""),
@@ -179,7 +180,8 @@ def _derivation_lines(d: Derivation, library: Library) -> tuple[str, list[tuple[
         head += f" — decided by {r.label} ({r.source})"
     sections: list[tuple[str, str]] = []
     if d.condition:
-        sections.append(("condition", f"{plain_math(d.condition)} for some index set S of units (numbered from 0) — "
+        some_s = " for some index set S of units (numbered from 0)" if has_index_set(d) else ""
+        sections.append(("condition", f"{plain_math(d.condition)}{some_s} — "
                                       f"sufficient: {d.sufficient}; necessary: {d.necessary}"))
     if d.assumptions:
         sections.append(("assumptions", "; ".join(d.assumptions)))

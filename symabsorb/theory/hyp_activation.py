@@ -231,7 +231,7 @@ def _even(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     w = find_nonzero_point(e - e.xreplace({Z: -Z}))
     if w is not None:
         ev = Evidence(Status.REFUTED, Stage.NUMERIC_REFUTATION,
-                      (Step(f"σ(z) − σ(−z) ≠ 0 at z = {w[0]} (60-digit evaluation)"),))
+                      (Step(f"σ(z) − σ(−z) ∈ {w[1]} at z = {w[0]} (a rigorous enclosure excluding 0)"),))
         return simple("even", HypStatus.REFUTED, "$\\sigma$ is even", "σ is not even", evidence=(("parity", ev),))
     return simple("even", HypStatus.UNKNOWN, "$\\sigma$ is even", "evenness neither proved nor refuted",
                    evidence=(("parity", par.symmetry_evidence),))
@@ -396,11 +396,17 @@ def _linear_plus_homogeneous(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
                       else HypStatus.UNKNOWN, statement, "σ is not (shown to be) a polynomial")
     poly = sp.Poly(expr, Z)
     c = poly.coeff_monomial(Z)
-    degrees = sorted({m[0] for m, coeff in poly.terms() if coeff != 0 and m[0] != 1})
-    if c.is_nonzero is not True or len(degrees) != 1 or degrees[0] < 2:
+    from ..analysis.identity import exact_sign
+
+    signs = {m[0]: exact_sign(coeff) for m, coeff in poly.terms()}
+    if any(sign is None for sign in signs.values()):
+        return simple("linear_plus_homogeneous", HypStatus.UNKNOWN, statement,
+                      "a coefficient of σ could be neither proved zero nor proved nonzero")
+    degrees = sorted(k for k, sign in signs.items() if sign != 0 and k != 1)
+    if signs.get(1, 0) == 0 or len(degrees) != 1 or degrees[0] < 2:
         return simple("linear_plus_homogeneous", HypStatus.REFUTED, statement,
-                      "σ is not c·z plus one homogeneous term of degree ≥ 2 with c ≠ 0 proved")
-    k = degrees[0]
+                      "σ is not c·z plus one homogeneous term of degree ≥ 2 with c ≠ 0 (every coefficient decided)")
+    k = degrees[0]  # every other coefficient is proved 0
     q = poly.coeff_monomial(Z**k) * Z**k
     dcond = "D_{ii} \\ne -1" if k % 2 == 0 else "D_{ii} > -1"
     dplain = "D_ii != -1" if k % 2 == 0 else "D_ii > -1"
