@@ -57,6 +57,10 @@ def test_spike_is_never_relu_gelu_or_odd_linear(base: str) -> None:
 def test_spike_refutes_odd_linearity_exactly() -> None:
     f = facts(SPIKE_RELU)
     assert f.parity.evidence.status is Status.REFUTED
+    # the displayed odd part holds the spike too: (5 - 0)/2 at z = 7/11
+    odd = f.parity.odd_part
+    assert odd.xreplace({Z: sp.Rational(7, 11)}) == sp.Rational(5, 2)
+    assert odd.xreplace({Z: sp.Rational(-7, 11)}) == -sp.Rational(5, 2)
 
 
 def test_value_at_one_point_breaks_differentiability_analyticity_and_polynomiality() -> None:
@@ -134,6 +138,9 @@ def test_no_fixed_precision_number_in_a_refutation() -> None:
                 offenders.append(f"{path.name}:{node.lineno} .{node.attr}")
             if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "limit":
                 offenders.append(f"{path.name}:{node.lineno} limit()")
+        text = path.read_text(encoding="utf-8")
+        if "-digit evaluation" in text or "digits said" in text:
+            offenders.append(f"{path.name}: a refutation text cites fixed-precision digits")
     allowed = {"piecewise.py"}  # rational_between: evalf proposes a point, enclosures check it
     assert [o for o in offenders if o.split(":")[0] not in allowed] == []
 

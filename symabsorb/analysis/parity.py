@@ -54,9 +54,18 @@ def _assemble(split: ParitySplit, which: str) -> sp.Expr:
         return parts[0]
     a = sp.Abs(Z)
     sign = sp.Integer(1) if which == "even" else sp.sign(Z)
+    # values held at single breakpoints ±b come first (a spike at b changes both parts there)
+    spikes = []
+    for b, even_b, odd_b in split.points:
+        value = even_b if which == "even" else odd_b
+        seg = next((sg for sg in split.segments if sg.hi == b), None)
+        near = None if seg is None else getattr(seg, which).xreplace({Z: b})
+        if near is None or not prove_zero(near - value):
+            spikes.append((sign * value, sp.Eq(a, b)))
     if all(prove_zero(p - parts[0]) for p in parts[1:]):
-        return sign * parts[0].xreplace({Z: a})  # for display: no simplify (it cost seconds, proves nothing)
-    branches = [(sign * s.odd.xreplace({Z: a}) if which == "odd" else s.even.xreplace({Z: a}), a < s.hi)
+        smooth = sign * parts[0].xreplace({Z: a})  # for display: no simplify (it cost seconds, proves nothing)
+        return sp.Piecewise(*spikes, (smooth, True)) if spikes else smooth
+    branches = [*spikes] + [(sign * s.odd.xreplace({Z: a}) if which == "odd" else s.even.xreplace({Z: a}), a < s.hi)
                 for s in split.segments[:-1]]
     last = split.segments[-1]
     branches.append((sign * last.odd.xreplace({Z: a}) if which == "odd" else last.even.xreplace({Z: a}), True))
