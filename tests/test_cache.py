@@ -104,3 +104,13 @@ def test_large_witness_matrices_are_not_repeated_in_json() -> None:
     big = replace(d, witness=Witness((0, 1), np.ones((m, 2)), np.ones((2, m)), verified="exact"))
     out = derivation_to_dict(big)["witness"]
     assert out["W_up"] is None and out["index_set"] == [0, 1] and "absorb" in out["omitted"]
+
+
+def test_parser_tables_are_cached_and_a_damaged_file_is_rebuilt(tmp_path: Path) -> None:
+    out = _run(["classify", "relu"], tmp_path)
+    (tables,) = sorted(tmp_path.glob("parser-*.lark"))
+    tables.write_bytes(b"garbage")
+    assert _run(["classify", "relu"], tmp_path) == out
+    assert tables.read_bytes() != b"garbage"  # rewritten
+    _run(["classify", "relu", "--no-cache"], tmp_path / "off")
+    assert not (tmp_path / "off").exists()

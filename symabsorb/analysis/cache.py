@@ -18,38 +18,28 @@ The cache holds pickles written by this user's own runs; it is read from no othe
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
-import os
 import pickle
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import sympy as sp
 
+from ..userdirs import cache_dir, cache_enabled, disable_cache, write_atomically
+
 __all__ = ["cache_dir", "disable", "enabled", "load", "store"]
 
 FORMAT = 1
-_state = {"enabled": True}
 
 
 def disable() -> None:
     """Turn the cache off for this process (``--no-cache``)."""
-    _state["enabled"] = False
+    disable_cache()
 
 
 def enabled() -> bool:
-    return _state["enabled"] and not os.environ.get("SYMABSORB_NO_CACHE")
-
-
-def cache_dir() -> Path:
-    explicit = os.environ.get("SYMABSORB_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "symabsorb"
+    return cache_enabled()
 
 
 @functools.cache
@@ -99,17 +89,8 @@ def load(k: str) -> Any | None:
 def store(k: str, value: Any) -> None:
     if not enabled():
         return
-    folder = cache_dir() / k[:2]
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{k[:12]}.", suffix=".symabsorb-tmp", dir=folder)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, folder / f"{k}.facts")
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-    except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError):
+        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
         return  # a cache that cannot be written is only slower
+    write_atomically(cache_dir() / k[:2] / f"{k}.facts", data)

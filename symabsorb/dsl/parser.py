@@ -40,10 +40,36 @@ def grammar_text() -> str:
     return resources.files("symabsorb.grammar").joinpath("absorb.lark").read_text(encoding="utf-8")
 
 
+_PARSER_OPTIONS: dict[str, Any] = {"parser": "lalr", "lexer": "contextual", "propagate_positions": False,
+                                   "maybe_placeholders": True, "start": ["start", "expr", "act_ref"]}
+
+
 @functools.cache
 def get_parser() -> Lark:
-    return Lark(grammar_text(), parser="lalr", lexer="contextual", propagate_positions=False,
-                maybe_placeholders=True, start=["start", "expr", "act_ref"], cache=False)
+    """The LALR parser; its tables are kept in the user's cache directory (keyed by the grammar,
+    the options and Lark's version), which saves most of the build on later runs."""
+    import hashlib
+    import io
+
+    import lark
+
+    from ..userdirs import cache_dir, cache_enabled, write_atomically
+
+    text = grammar_text()
+    if not cache_enabled():
+        return Lark(text, **_PARSER_OPTIONS)
+    key = hashlib.sha256(f"{lark.__version__}|{sorted(_PARSER_OPTIONS.items())}|{text}".encode()).hexdigest()[:24]
+    path = cache_dir() / f"parser-{key}.lark"
+    try:
+        with path.open("rb") as fh:
+            return Lark.load(fh)
+    except Exception:  # missing, damaged or from another Lark: rebuild
+        pass
+    parser = Lark(text, **_PARSER_OPTIONS)
+    buffer = io.BytesIO()
+    parser.save(buffer)
+    write_atomically(path, buffer.getvalue())
+    return parser
 
 
 def _describe(terminal: str) -> str:
