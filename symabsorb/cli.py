@@ -762,24 +762,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     budget = Budget(getattr(args, "budget", None) or Budget().seconds, limits, bool(getattr(args, "allow_outside", False)))
     try:
         if getattr(args, "no_cache", False):
-            from .analysis import cache
+            from .userdirs import disable_cache
 
-            cache.disable()
+            disable_cache()
         with installed(budget):
             result: int = args.func(args)
         return result
     except SymabsorbError as err:
-        from .errors import SpecError
-
-        if isinstance(err, SpecError) and err.span is not None and err.source_line is None:
-            from .dsl.loader import read_source
-
-            try:
-                err.with_source(read_source(Path(err.span.file)))
-            except SymabsorbError:
-                pass
-        print(str(err), file=sys.stderr)
-        return 2
+        _print_error(err)
+        return EXIT_ERROR
     except (MemoryError, RecursionError) as err:
         what = "memory" if isinstance(err, MemoryError) else "Python's recursion limit"
         print(f"error: the computation ran out of {what} ({type(err).__name__}); the input is too large for the "
