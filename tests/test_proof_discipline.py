@@ -285,3 +285,24 @@ def test_a_coefficient_that_may_vanish_never_gives_not_absorbable(spec: str) -> 
         assert d is not None
         assert d.verdict is not Verdict.NOT_ABSORBABLE
         assert not (d.decided_by == "R-polynomial-odd" and d.necessary == "proved")
+
+
+@pytest.mark.parametrize("text, point", [("sin(z)/z", 0), ("(z^2-1)/(z-1)", 1), ("z + exp(-1/z^2)", 0),
+                                         ("log(z^2)", 0), ("sqrt(z)", None), ("log(z)", None)])
+def test_an_activation_without_a_value_somewhere_gets_no_verdict(text: str, point: int | None) -> None:
+    """σ must be a real function on all of R: where it has no finite real value, every verdict
+    would be about something else (found by the adversarial review)."""
+    from symabsorb.analysis.continuity import undefined_point
+
+    act = activation_from_text(text)
+    where = undefined_point(act.expr)
+    assert where is not None and (point is None or where == point)
+    assert classify(act).verdict is Verdict.OPEN
+
+
+@pytest.mark.parametrize("text", ["relu", "gelu", "z/(1+z^2)", "sqrt(1+z^2)", "abs(z)^(1/3)", "softplus",
+                                  "if z >= 0 and z <= 0 then 1 else sin(z)/z"])
+def test_defined_activations_are_not_flagged(text: str) -> None:
+    from symabsorb.analysis.continuity import undefined_point
+
+    assert undefined_point(activation_from_text(text).expr) is None

@@ -19,7 +19,7 @@ from .identity import exact_sign, prove_zero, simplified
 from .piecewise import PiecewiseForm, piecewise_form
 from .structure import analytic_on_reals
 
-__all__ = ["ContinuityFact", "continuity_fact", "jump_at"]
+__all__ = ["ContinuityFact", "continuity_fact", "jump_at", "undefined_point"]
 
 
 @dataclass(frozen=True)
@@ -71,3 +71,47 @@ def continuity_fact(expr: sp.Expr) -> ContinuityFact:
     where = ("σ is built from functions analytic on R" if form.is_single else
              f"every piece is analytic on R and σ takes both neighbouring values at each breakpoint {list(bps)}")
     return ContinuityFact(proved(Stage.STRUCTURAL, Step(where + ", so σ is continuous on R")), bps, ())
+
+
+def _candidate_singularities(expr: sp.Expr) -> list[sp.Expr]:
+    """0, the real roots of polynomial denominators and logarithm arguments with rational
+    coefficients, and (for roots and logarithms) points of both signs: where an expression built
+    from our functions can fail to have a real value."""
+    out: list[sp.Expr] = [sp.S.Zero]
+    if any(isinstance(n, sp.log) or (isinstance(n, sp.Pow) and n.exp.is_Rational and not n.exp.is_Integer)
+           for n in sp.preorder_traversal(expr)):
+        from .identity import sample_points
+
+        out.extend(sp.Rational(q.numerator, q.denominator) for q in sample_points())  # negative arguments
+    for node in sp.preorder_traversal(expr):
+        base = None
+        if isinstance(node, sp.Pow) and node.exp.is_number and node.exp.is_negative:
+            base = node.base
+        elif isinstance(node, sp.Pow) and node.exp.is_Rational and not node.exp.is_Integer:
+            base = node.base
+        elif isinstance(node, sp.log):
+            base = node.args[0]
+        if base is None or not base.has(Z) or base.free_symbols - {Z}:
+            continue
+        try:
+            poly = sp.Poly(base, Z)
+        except sp.PolynomialError:
+            continue
+        if 1 <= poly.degree() <= 8 and all(c.is_Rational for c in poly.all_coeffs()):
+            out.extend(r for r in sp.Poly(base, Z, domain="QQ").real_roots() if r.is_Rational)
+    return list(dict.fromkeys(out))
+
+
+@functools.lru_cache(maxsize=512)
+def undefined_point(expr: sp.Expr) -> sp.Expr | None:
+    """A real point where ``σ`` provably has no finite real value (``sin(z)/z`` at 0,
+    ``(z²−1)/(z−1)`` at 1, ``log(z²)`` at 0), else None. A None is not a proof that σ is defined
+    everywhere: only these candidate points are checked, exactly."""
+    for p in _candidate_singularities(expr):
+        try:
+            value = expr.xreplace({Z: p})
+        except (ZeroDivisionError, ValueError, TypeError):
+            return p
+        if value.has(sp.nan, sp.zoo, sp.oo, -sp.oo) or value is sp.nan or (value.is_number and value.is_real is False):
+            return p
+    return None

@@ -162,6 +162,19 @@ def _open(query: str, target: str, kind: str, act: AnyActivation | None, outcome
                       assumptions=(BIAS_FREE,), steps=tuple(steps), candidates=tuple(outcomes), cited=())
 
 
+def _undefined(target: Block | Stack) -> tuple[str, sp.Expr] | None:
+    """An activation of ``target`` (or its gate) with a real point where it has no value."""
+    from ..analysis.continuity import undefined_point
+
+    blocks = target.blocks if isinstance(target, Stack) else (target,)
+    for b in blocks:
+        expr = _expr(b.activation)
+        point = None if expr is None else undefined_point(expr)
+        if point is not None:
+            return b.activation.name, point
+    return None
+
+
 def _expr(act: AnyActivation | None) -> sp.Expr | None:
     if act is None:
         return None
@@ -204,6 +217,13 @@ def prove(target: Block | Stack, query: str = "", library: Library | None = None
         act = target.activation
         kind = "block"
     query = query or f"absorb {target.name}"
+    hole = _undefined(target)
+    if hole is not None:
+        name, point = hole
+        return _open(query, target.name, kind, act, [], setting,
+                     f"The activation `{name}` has no finite real value at $z = {sp.latex(point)}$, so it is not a "
+                     "function on all of R and no result applies (define its value there, e.g. with "
+                     "`if z >= a and z <= a then v else ...`).")
     tried = attempts(subject, library)
     chosen = next((a for a in tried if a.holds), None)
     outcomes = _outcomes(tried, chosen)
