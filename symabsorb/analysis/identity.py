@@ -42,12 +42,23 @@ def simplified(e: sp.Expr) -> sp.Expr:
     cheap = sp.expand(e)
     if cheap == 0 or (not cheap.has(Z) and cheap.is_Number):
         return cheap
+    if _rational_polynomial(cheap):
+        return cheap  # expanded polynomials with rational coefficients are canonical: 0 iff 0
     out = sp.simplify(e)
     if out != 0 and out.has(sp.exp, sp.log):
         alt = sp.simplify(sp.expand_log(sp.powsimp(out), force=False))
         if sp.count_ops(alt) < sp.count_ops(out):
             out = alt
     return out
+
+
+def _rational_polynomial(e: sp.Expr) -> bool:
+    """A polynomial in z (and parameters) with rational coefficients and no functions."""
+    if e.atoms(sp.Function) or any(not n.is_Rational for n in e.atoms(sp.Number)):
+        return False
+    if any(isinstance(p, sp.Pow) and not (p.exp.is_Integer and p.exp > 0) for p in sp.preorder_traversal(e)):
+        return False
+    return not e.atoms(sp.NumberSymbol)
 
 
 def is_free_of_z(e: sp.Expr) -> bool:
