@@ -277,9 +277,14 @@ report(seconds=seconds, z3_answer=answer, baseline="z3: search x with B'(x) != R
 
 
 def run(name: str, timeout: float) -> dict[str, object]:
+    import os
+    import tempfile
+
     code = PRELUDE + CASES[name]
     try:
-        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout)
+        with tempfile.TemporaryDirectory() as cache:  # "cold" means an empty facts and parser cache
+            proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout,
+                                  env={**os.environ, "SYMABSORB_CACHE_DIR": cache})
     except subprocess.TimeoutExpired:
         return {"case": name, "error": f"timeout after {timeout:.0f} s"}
     for line in proc.stdout.splitlines():
