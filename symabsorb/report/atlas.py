@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
-from html import escape
 from typing import Any
 
 from .. import __version__
 from ..explore.atlas import Atlas, FamilyMap, SpaceAtlas
+from .escape import html_text as escape  # the one HTML escaper (symabsorb.report.escape)
+from .escape import markdown_code, markdown_text
 
 __all__ = ["ATLAS_SCHEMA_VERSION", "atlas_to_dict", "family_svg", "render_atlas", "render_atlas_html",
            "render_atlas_json", "render_atlas_markdown"]
@@ -111,11 +112,11 @@ def family_svg(f: FamilyMap, gated: bool, title: str) -> str:
 
 
 def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return markdown_text(text)  # one line, no HTML, no table or emphasis syntax from the data
 
 
 def _code(text: str) -> str:
-    return "`" + text.replace("`", "'") + "`"
+    return markdown_code(text)
 
 
 def _evidence_text(c: Any) -> str:
@@ -165,7 +166,7 @@ def _space_md(s: SpaceAtlas) -> list[str]:
             "| closes | kind | result (verdict) | obstacle | reason (example) | examples |", "|---:|---|---|---|---|---|"]
     for item in s.frontier[:_FRONTIER]:
         out.append(f"| {item.closes} | {item.kind} | {item.result} ({item.verdict}) | {_md(item.hypothesis)} | "
-                   f"{_md(item.reason)} | {_md(', '.join(_code(x) for x in item.examples[:3]))} |")
+                   f"{_md(item.reason)} | {', '.join(_code(x) for x in item.examples[:3])} |")
     if not s.frontier:
         out.append("| 0 | — | — | — | no open case | — |")
     out += ["", "### Open cases, grouped by the hypotheses that failed or stayed undecided", "",

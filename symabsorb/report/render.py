@@ -110,8 +110,7 @@ def render_answer(answer: QueryAnswer, library: Library, fmt: str, *, fragment: 
 
         return json.dumps(answer_to_dict(answer), indent=2, ensure_ascii=False) + "\n"
     if fmt == "html":
-        from html import escape
-
+        from .escape import html_text as escape
         from .html import HtmlRenderer, html_fragment, html_page
 
         renderer = HtmlRenderer(library)
