@@ -67,7 +67,7 @@ class DaskExecutor:
         self.cluster = None
         if address is None:
             self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                        dashboard_address=None, silence_logs=logging.ERROR)
+                                        dashboard_address=":0", silence_logs=logging.ERROR)
             self.client = Client(self.cluster)
             self.name = f"dask local cluster ({workers} worker processes)"
         else:
