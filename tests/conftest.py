@@ -38,14 +38,14 @@ def _strict() -> bool:
 
 
 def require_module(name: str, extra: str) -> ModuleType:
-    """Import ``name`` or skip (fail under SYMABSORB_REQUIRE_EXTRAS=1)."""
+    """Import ``name`` or skip (fail under SYMABSORB_REQUIRE_EXTRAS=1); also at module level."""
     try:
         return importlib.import_module(name)
     except ImportError:
         message = f"needs the optional package `{name}` (pip install 'symabsorb[{extra}]')"
         if _strict():
             pytest.fail(message)
-        pytest.skip(message)
+        pytest.skip(message, allow_module_level=True)
 
 
 def require_program(name: str, package: str) -> str:

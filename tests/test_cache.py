@@ -90,8 +90,9 @@ def test_timed_out_facts_are_not_stored(tmp_path: Path, monkeypatch: pytest.Monk
 def test_large_witness_matrices_are_not_repeated_in_json() -> None:
     from dataclasses import replace
 
-    import numpy as np
+    from conftest import require_module
 
+    np = require_module("numpy", "weights")
     from symabsorb.model import activation_from_text
     from symabsorb.theory.derivation import Witness
     from symabsorb.theory.prover import classify

@@ -18,13 +18,13 @@ from hypothesis.extra.lark import from_lark
 
 from symabsorb.dsl.errors import SpecError
 from symabsorb.dsl.formatter import format_module
-from symabsorb.dsl.parser import get_parser, parse_text
+from symabsorb.dsl.parser import grammar_parser, parse_text
 from symabsorb.model.resolve import resolve_text
 
 SETTINGS = settings(max_examples=2000, deadline=None, suppress_health_check=list(HealthCheck))
 
 _NAMES = st.sampled_from(["z", "x", "relu", "gelu", "silu", "swiglu", "b", "c", "d", "alpha", "tanh", "max", "f", "L"])
-GRAMMAR_TEXT = from_lark(get_parser(), start="start", explicit={
+GRAMMAR_TEXT = from_lark(grammar_parser(), start="start", explicit={
     "NAME": _NAMES,
     "WS": st.just(" "),
     "COMMENT": st.just("# c\n"),

@@ -10,10 +10,9 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-import numpy as np
 import pytest
 import sympy as sp
-from scipy import optimize, special
+from conftest import require_module
 
 from symabsorb.analysis.enclosure import nonzero_enclosure
 from symabsorb.analysis.engine import analyze
@@ -25,6 +24,10 @@ from symabsorb.model.block import Block, Skip
 from symabsorb.theory.derivation import Verdict
 from symabsorb.theory.prover import classify, prove
 from symabsorb.weights.decide import decide_block
+
+np = require_module("numpy", "weights")
+optimize = require_module("scipy.optimize", "weights")
+special = require_module("scipy.special", "weights")
 
 FLIP = ["relu", "leaky_relu", "prelu", "gelu", "gelu_tanh", "silu", "swish", "quickgelu", "softplus", "hardswish",
         "logsigmoid"]

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 import sympy as sp
+from conftest import require_module
 
 from symabsorb.dsl.errors import SpecError
 from symabsorb.model import activation_from_text, resolve_text
 from symabsorb.model.block import Block, Skip
 from symabsorb.report.build import build_report
 from symabsorb.theory.derivation import Verdict
+
+np = require_module("numpy", "weights")
 
 SPEC = """
 block narrow { activation: relu dim: 8 width: 2 }

@@ -45,6 +45,14 @@ _PARSER_OPTIONS: dict[str, Any] = {"parser": "lalr", "lexer": "contextual", "pro
 
 
 @functools.cache
+def grammar_parser() -> Lark:
+    """A parser built from the grammar text, never from the cache: it keeps the grammar object
+    (``.grammar``, rules and terminals) that tools such as ``hypothesis.extra.lark`` read; a parser
+    loaded from saved tables has only what parsing needs."""
+    return Lark(grammar_text(), **_PARSER_OPTIONS)
+
+
+@functools.cache
 def get_parser() -> Lark:
     """The LALR parser; its tables are kept in the user's cache directory (keyed by the grammar,
     the options and Lark's version), which saves most of the build on later runs."""
