@@ -11,6 +11,7 @@ from symabsorb.model import activation_from_text, resolve_text
 from symabsorb.model.block import Block, Skip
 from symabsorb.report.build import build_report
 from symabsorb.theory.derivation import Verdict
+from symabsorb.theory.prover import classify
 
 np = require_module("numpy", "weights")
 
@@ -96,3 +97,28 @@ def test_lower_bound_is_not_claimed_for_degenerate_concrete_weights() -> None:
     block = Block("b", act, 2, 3, Skip("identity"), sp.ImmutableMatrix([[1, 0], [2, 0], [0, 1]]),
                   sp.ImmutableMatrix([[1, 0, 0], [0, 1, 0]]))
     assert width_bounds(block, prove(block)).lower is None
+
+
+@pytest.mark.parametrize("text, c, k", [("z + z*abs(z)", 1, 2), ("2*z + max(0,z)^2", 2, 2), ("z - abs(z)^3", 1, 3)])
+def test_positively_homogeneous_rescaling_absorbs(text: str, c: int, k: int) -> None:
+    """L-pos-rescale: σ = cz + q, q positively homogeneous of degree k. With λ_i > 0 and
+    M = c W_down diag(λ^(1−k) − 1) W_up, rows λ_i w_i and columns a_i λ_i^(−k) reproduce Mx + B(x)."""
+    from symabsorb.analysis.numeric import evaluate_array
+
+    act = activation_from_text(text)
+    d = classify(act)
+    assert d.decided_by == "L-pos-rescale" and d.verdict is Verdict.CONDITIONAL and d.necessary == "open"
+    rng = np.random.default_rng(k)
+    w_up, w_down = rng.standard_normal((4, 2)), rng.standard_normal((2, 4))
+    lam = rng.uniform(0.3, 3.0, size=4)
+    m_skip = c * w_down @ np.diag(lam ** (1 - k) - 1) @ w_up
+    xs = rng.standard_normal((500, 2)) * 3
+    residual = xs @ m_skip.T + evaluate_array(act.expr, xs @ w_up.T) @ w_down.T
+    rescaled = evaluate_array(act.expr, xs @ (lam[:, None] * w_up).T) @ (w_down * lam ** (-k)).T
+    assert np.max(np.abs(rescaled - residual)) < 1e-9 * max(1.0, float(np.max(np.abs(residual))))
+
+
+@pytest.mark.parametrize("text", ["relu", "if z >= 0 then z else z/5", "z + sign(z)", "z + max(0,z)^2 + min(0,z)^3",
+                                  "z + z^2"])
+def test_positively_homogeneous_rescaling_does_not_claim_others(text: str) -> None:
+    assert classify(activation_from_text(text)).decided_by != "L-pos-rescale"

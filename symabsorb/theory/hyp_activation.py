@@ -469,3 +469,44 @@ def _linear_block(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     if check.status is HypStatus.REFUTED:
         return HypothesisCheck(check.name, check.status, check.statement, check.evidence, reason="σ is not linear")
     return _nonzero_or_unknown(check, c, "c", _params(s))
+
+
+@hypothesis("linear_plus_positively_homogeneous")
+def _linear_plus_positively_homogeneous(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    """σ = c·z + q with q positively homogeneous of degree k ∉ {0, 1}, read from the two rays:
+    σ = c z + A z^k on z > 0 and c z + B z^k on z < 0 (polynomial pieces), σ(0) = 0, every
+    coefficient's sign decided exactly."""
+    from ..analysis.identity import exact_sign, prove_zero
+    from ..analysis.piecewise import piecewise_form
+
+    name = "linear_plus_positively_homogeneous"
+    statement = ("$\\sigma(z) = c\\,z + q(z)$ with $c \\ne 0$ and $q$ positively homogeneous of degree "
+                 "$k > 0$, $k \\ne 1$")
+    if s.the_block.gated:
+        return simple(name, HypStatus.REFUTED, statement, "the block is gated")
+    expr = s.the_block.activation.expr
+    form = piecewise_form(expr)
+    if form is None:
+        return simple(name, HypStatus.UNKNOWN, statement, "the case splits of σ could not be decided exactly")
+    rays = [form.restricted(sp.S.Zero, sp.oo), form.restricted(-sp.oo, sp.S.Zero)]
+    if any(len(r) != 1 for r in rays) or not all(r[0].expr.is_polynomial(Z) for r in rays):
+        return simple(name, HypStatus.UNKNOWN, statement, "σ is not one polynomial on each ray z > 0, z < 0")
+    if not prove_zero(expr.xreplace({Z: sp.S.Zero})):
+        return simple(name, HypStatus.REFUTED if exact_sign(expr.xreplace({Z: sp.S.Zero})) not in (0, None)
+                      else HypStatus.UNKNOWN, statement, "σ(0) is not shown to be 0")
+    polys = [sp.Poly(sp.expand(r[0].expr), Z) for r in rays]
+    signs = [{m[0]: exact_sign(coeff) for m, coeff in poly.terms()} for poly in polys]
+    if any(sign is None for side in signs for sign in side.values()):
+        return simple(name, HypStatus.UNKNOWN, statement, "a coefficient could be neither proved zero nor nonzero")
+    c_plus, c_minus = (poly.coeff_monomial(Z) for poly in polys)
+    if not prove_zero(c_plus - c_minus) or exact_sign(c_plus) in (0, None):
+        return simple(name, HypStatus.REFUTED, statement, "the z coefficients on the two rays differ or vanish")
+    degrees = sorted({k for side in signs for k, sign in side.items() if sign != 0 and k != 1})
+    if len(degrees) != 1 or degrees[0] < 2:
+        return simple(name, HypStatus.REFUTED, statement,
+                      "σ − c·z is not a single power of z on each ray (every coefficient decided)")
+    k = degrees[0]
+    q_plus, q_minus = (poly.coeff_monomial(Z**k) * Z**k for poly in polys)
+    return simple(name, HypStatus.PROVED,
+                  statement + f" (here $c = {sp.latex(c_plus)}$, $k = {k}$)",
+                  bindings={"c": c_plus, "k": sp.Integer(k), "qplus": sp.latex(q_plus), "qminus": sp.latex(q_minus)})
