@@ -290,6 +290,17 @@ def test_tampered_certificates_fail(tmp_path: Path) -> None:
                                                                               "encoding": "zlib+base64",
                                                                               "data": "!!!"}]}))
     assert code == 1 and "Traceback" not in text
+    # the certificate must answer the question the spec asks (found by the second adversarial review)
+    assert verify_with(lambda d: d["certificate"].update(kind="nondegenerate"))[0] == 1  # GELU needs an index set
+    assert verify_with(lambda d: d["certificate"].update(nondegenerate=None))[0] == 1
+    assert verify_with(lambda d: d.update(verdict="impossible"))[0] == 1
+    assert verify_with(lambda d: d.pop("certificate"))[0] == 1  # a verdict on file weights without one
+
+    def other_target(d: dict[str, Any]) -> None:
+        d["certificate"]["target"] = {**d["certificate"]["target"], "nonzero": [[i, i, "-1/2"] for i in range(4)]}
+
+    code, text = verify_with(other_target)
+    assert code == 1 and "−M/(2c)" in text, text
     w_down[0, 0] += 1.0  # the weights changed after the report
     np.savez(tmp_path / "r.npz", W_up=w_up, W_down=w_down)
     code, out, _ = run("verify", str(report))
@@ -601,3 +612,30 @@ def test_numeric_witness_check_scales_and_still_catches_wrong_witnesses(tmp_path
     right_up = w.w_up.copy()
     right_up[s] *= -1
     assert float_max_relative_error(block, w, Witness(tuple(s), right_up, w.w_down)) < 1e-12
+
+
+def test_extreme_scales_neither_hang_nor_crash(tmp_path: Path) -> None:
+    """Found by the second review: at 2^±1000 and 1e300 the float Gram over/underflows; the float
+    guess must step aside (LAPACK hung on NaN, SVD failed) and the exact path decide."""
+    s = 2.0 ** -1000
+    up = np.array([[s, s], [0, s], [0.05 * s, 1.07 * s], [-0.33 * s, 0.42 * s]])
+    down = np.array([[-1 / s, 1 / s, 0.26 * s, -0.31 * s], [0, -1 / s, -0.015 * s, 0.43 * s]])
+    np.savez(tmp_path / "h.npz", W_up=up, W_down=down)
+    d = prove_json(spec_for(tmp_path, "h.npz", "relu", "dim: 2"))
+    assert d["verdict"] == "absorbable" and d["witness"]["index_set"] == [0, 1]
+    rng = np.random.default_rng(3)
+    np.savez(tmp_path / "c.npz", W_up=rng.standard_normal((5, 2)) * 1e300, W_down=rng.standard_normal((2, 5)))
+    code, _, err = run("prove", str(spec_for(tmp_path, "c.npz", "relu", "dim: 2")), "--format", "json")
+    assert code == 0 and "internal error" not in err, err
+
+
+def test_printed_distances_are_rounded_down() -> None:
+    from fractions import Fraction
+
+    from symabsorb.weights.search import floor_text, sqrt_lower
+
+    assert floor_text(2.4691354999999997) == "2.46913"
+    assert float(floor_text(1.9999999999)) <= 1.9999999999
+    for q in (Fraction(2), Fraction(1, 3), Fraction(10**40 + 1, 7)):
+        x = sqrt_lower(q)
+        assert Fraction(x) ** 2 <= q

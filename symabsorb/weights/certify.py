@@ -31,6 +31,7 @@ from typing import Any
 
 from .exact import bilinear_diagonal, exact_product, primitive_row_keys
 from .floatsearch import FloatSearch, correction, float_search, separating_direction
+from .search import floor_text
 
 __all__ = [
     "Certificate",
@@ -457,7 +458,7 @@ def check_certificate(cert: Certificate, w_up: Any, w_down: Any) -> str:
         if norm2 and Fraction(cert.distance) ** 2 * norm2 > margin * margin:
             raise CertificateError(f"the claimed distance {cert.distance} exceeds margin/‖Y‖_F")
         out = (f"⟨Y,T⟩ = {_approx(ev.inner)} outside [Σ min(0,y_j), Σ max(0,y_j)] = [{_approx(ev.negative)}, "
-               f"{_approx(ev.positive)}] (exact); distance ≥ {cert.distance:.6g} confirmed")
+               f"{_approx(ev.positive)}] (exact); distance ≥ {floor_text(cert.distance)} confirmed")
     elif cert.kind == "nondegenerate":
         if cert.nondegenerate is None or not cert.nondegenerate.get("holds"):
             raise CertificateError("a nondegeneracy certificate must record that nondegeneracy holds")

@@ -16,7 +16,7 @@ from ..model.block import Block, Stack
 from ..theory.derivation import Derivation, DerivationStep, Verdict, Witness
 from ..theory.library import Library
 from ..theory.skips import skip_matrix
-from .search import SearchResult, exact_search
+from .search import SearchResult, exact_search, floor_text
 from .witness import flip_witness, max_relative_error
 
 __all__ = ["decide_block", "decide_concrete"]
@@ -54,7 +54,7 @@ def decide_block(block: Block, derivation: Derivation) -> tuple[Derivation, Sear
     search_step = DerivationStep(
         f"Exact index-set search for $W_{{\\mathrm{{down}}}}[:,S]\\,W_{{\\mathrm{{up}}}}[S,:] = {sp.latex(target)}$ "
         f"({result.method}): {result.proof}. The least-squares residual certifies "
-        f"$\\min_S \\|W_{{\\mathrm{{down}}}}[:,S]W_{{\\mathrm{{up}}}}[S,:] - T\\|_F \\ge {result.distance:.6g}$ "
+        f"$\\min_S \\|W_{{\\mathrm{{down}}}}[:,S]W_{{\\mathrm{{up}}}}[S,:] - T\\|_F \\ge {floor_text(result.distance)}$ "
         f"({result.relative_distance:.3g} relative to $\\|T\\|_F$).", (rid,), kind="argument")
     steps = [*derivation.steps, search_step]
     if result.found:

@@ -18,6 +18,7 @@ from ..theory.skips import skip_matrix
 from .certify import Certificate, Target, decide_exactly, exact_nondegeneracy, file_digest
 from .floatsearch import FloatSearch, Nondegeneracy, float_nondegeneracy
 from .io import LoadedWeights, load_block_weights
+from .search import floor_text
 
 __all__ = ["FileDecision", "WitnessCheckError", "decide_file_block", "float_max_relative_error"]
 
@@ -254,7 +255,7 @@ def decide_file_block(block: Block, base_dir: Path, library: Library) -> FileDec
     distance_text = ""
     if cert is not None and not cert.found:
         distance_text = (f" Certified distance: $\\min_S \\|W_{{\\mathrm{{down}}}}[:,S]W_{{\\mathrm{{up}}}}[S,:] - T\\|_F "
-                         f"\\ge {cert.distance:.6g}$ (a true lower bound, from the certificate).")
+                         f"\\ge {floor_text(cert.distance)}$ (a true lower bound, from the certificate).")
     elif search is not None and decision.found is None:
         distance_text = f" Float least-squares distance (not certified): {search.distance:.6g}."
     what = cert.proof if cert is not None else decision.reason

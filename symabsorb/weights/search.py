@@ -37,13 +37,37 @@ class SearchResult:
 
     @property
     def distance(self) -> float:
-        """The certified lower bound on ``min_S ‖W_down[:,S]W_up[S,:] − T‖_F``."""
-        return float(self.residual_squared) ** 0.5
+        """The certified lower bound on ``min_S ‖W_down[:,S]W_up[S,:] − T‖_F`` (rounded down)."""
+        return sqrt_lower(self.residual_squared)
 
     @property
     def relative_distance(self) -> float:
         norm = float(self.target_norm_squared) ** 0.5
         return self.distance / norm if norm else float("inf") if self.distance else 0.0
+
+
+def sqrt_lower(x: Fraction) -> float:
+    """A float that is at most ``sqrt(x)`` (exact integer square root, then rounded down)."""
+    import math
+
+    if x <= 0:
+        return 0.0
+    scale = 1 << 128
+    root = Fraction(math.isqrt(int(x * scale * scale)), scale)  # <= sqrt(x)
+    value = float(root)
+    return math.nextafter(value, 0.0) if Fraction(value) > root else value
+
+
+def floor_text(x: float, digits: int = 6) -> str:
+    """``x`` with ``digits`` significant digits, rounded toward zero (a printed lower bound stays one)."""
+    import decimal
+
+    if x == 0 or x != x or x in (float("inf"), float("-inf")):
+        return f"{x:g}"
+    with decimal.localcontext() as ctx:
+        ctx.prec = digits
+        ctx.rounding = decimal.ROUND_DOWN
+        return format(+decimal.Decimal(x), "g")
 
 
 def _q(x: sp.Expr) -> Fraction:
@@ -149,9 +173,15 @@ def _float_guess(a: list[list[Fraction]], b: list[list[Fraction]], rhs: list[Fra
     fa = np.array([[float(x) for x in col] for col in a])  # m x d: row j is a_j
     fb = np.array([[float(x) for x in row] for row in b])  # m x d: row j is b_j
     ft = np.array([float(x) for x in rhs]).reshape(d, d)
-    gram = (fa @ fa.T) * (fb @ fb.T)
-    r = np.einsum("ji,ik,jk->j", fa, ft, fb)
-    c, *_ = np.linalg.lstsq(gram, r, rcond=None)
+    with np.errstate(all="ignore"):
+        gram = (fa @ fa.T) * (fb @ fb.T)
+        r = np.einsum("ji,ik,jk->j", fa, ft, fb)
+    if not (np.isfinite(gram).all() and np.isfinite(r).all()):
+        return None  # entries near 1e±300: the float guess over/underflows (LAPACK could hang on NaN)
+    try:
+        c, *_ = np.linalg.lstsq(gram, r, rcond=None)
+    except np.linalg.LinAlgError:
+        return None
     s = tuple(int(j) for j in np.flatnonzero(c > 0.5))
     for i in range(d):
         for k in range(d):
@@ -209,10 +239,15 @@ def _quick_planted(w_up: sp.MatrixBase, w_down: sp.MatrixBase, target: sp.Matrix
 
     # one BLAS thread even for small systems: OpenBLAS's spinning threads made this 10-50x slower on a
     # loaded 2-core machine (0.9-1.5 s instead of 0.01-0.04 s)
-    with limited_threads():
+    with limited_threads(), np.errstate(all="ignore"):
         gram = (fd.T @ fd) * (fu @ fu.T)
         rhs = np.einsum("jk,jk->j", fd.T @ ft, fu)
-        c, *_ = np.linalg.lstsq(gram, rhs, rcond=None)
+        if not (np.isfinite(gram).all() and np.isfinite(rhs).all()):
+            return None  # over/underflow: no float guess; the exact path decides
+        try:
+            c, *_ = np.linalg.lstsq(gram, rhs, rcond=None)
+        except np.linalg.LinAlgError:
+            return None
     s = tuple(int(j) for j in np.flatnonzero(c > 0.5))
     scale = dd * du
     for i in range(d):
