@@ -40,6 +40,7 @@ __all__ = [
     "installed",
     "parse_budget",
     "parse_limit",
+    "timeouts",
 ]
 
 #: CPU seconds a whole command may use unless ``--budget`` says otherwise.
@@ -57,6 +58,17 @@ class Timeout(Exception):
     def __init__(self, reason: str = "timeout") -> None:
         super().__init__(reason)
         self.reason = reason
+        _timeouts[0] += 1
+
+
+#: How many times any time budget ran out in this process (an answer given after one depends on
+#: the machine's speed, so it is not replayed: see symabsorb/replay.py).
+_timeouts = [0]
+
+
+def timeouts() -> int:
+    """How many :class:`Timeout` exceptions this process has raised so far."""
+    return _timeouts[0]
 
 
 class BudgetExhausted(Timeout, SymabsorbError):

@@ -744,6 +744,26 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return EXIT_OK if not failed else EXIT_NEGATIVE
 
 
+def _run_or_replay(args: argparse.Namespace) -> int:
+    """Run the command, or replay its stored output when nothing it depends on changed
+    (:mod:`symabsorb.replay`; off with --no-cache)."""
+    from . import replay
+
+    if args.command not in replay.COMMANDS:
+        return int(args.func(args))
+    specs = expand_specs(args.spec) if args.command == "prove" else [args.spec] if getattr(args, "spec", None) else []
+    key = replay.key_for(args.command, vars(args), specs)
+    if key is None:
+        return int(args.func(args))
+    stored = replay.lookup(key)
+    if stored is not None:
+        return replay.replay(stored)
+    with replay.record() as recording:
+        result = int(args.func(args))
+    replay.store(key, recording, result)
+    return result
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -761,12 +781,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(str(err))
     budget = Budget(getattr(args, "budget", None) or Budget().seconds, limits, bool(getattr(args, "allow_outside", False)))
     try:
-        if getattr(args, "no_cache", False):
-            from .userdirs import disable_cache
+        from .userdirs import cache_off
 
-            disable_cache()
-        with installed(budget):
-            result: int = args.func(args)
+        with cache_off(bool(getattr(args, "no_cache", False))), installed(budget):
+            result: int = _run_or_replay(args)
         return result
     except SymabsorbError as err:
         _print_error(err)

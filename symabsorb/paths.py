@@ -31,6 +31,7 @@ __all__ = [
     "OutputError",
     "check_output",
     "confine",
+    "observe",
     "open_regular",
     "read_input",
     "write_output",
@@ -38,6 +39,26 @@ __all__ = [
 
 #: Part of every temporary file name, so a leftover (after ``kill -9``) is obvious.
 PARTIAL_MARK = ".symabsorb-partial-"
+
+
+#: Called with ("read", path) for every input file opened and ("write", path) for every output
+#: written; :mod:`symabsorb.replay` listens while it records a command.
+_observers: list[Callable[[str, Path], None]] = []
+
+
+@contextlib.contextmanager
+def observe(callback: Callable[[str, Path], None]) -> Iterator[None]:
+    """Call ``callback(event, path)`` for each file read or written inside the ``with``."""
+    _observers.append(callback)
+    try:
+        yield
+    finally:
+        _observers.remove(callback)
+
+
+def _notify(event: str, path: Path) -> None:
+    for callback in list(_observers):
+        callback(event, path)
 
 
 class InputError(SpecError):
@@ -118,6 +139,7 @@ def open_regular(path: Path, span: Span | None = None, what: str = "file",
     except BaseException:
         os.close(fd)
         raise
+    _notify("read", path)
     with fh:
         yield fh, info.st_size
 
@@ -221,6 +243,7 @@ def write_output(path: Path, write: Callable[[Path], None] | bytes | str, protec
             # Checked again just before the swap: the target may have become something else.
             check_output(path, protect)
             os.replace(tmp, path)
+            _notify("write", path)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)

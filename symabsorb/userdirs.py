@@ -1,8 +1,9 @@
 """The user's cache directory, shared by the facts cache and the parser cache.
 
 ``$SYMABSORB_CACHE_DIR``, else ``$XDG_CACHE_HOME/symabsorb``, else ``~/.cache/symabsorb``. Turned
-off for the process by ``--no-cache`` (:func:`disable_cache`) or ``SYMABSORB_NO_CACHE=1``. Only
-files this user's own runs wrote are read from it; deleting it is always safe.
+off by ``--no-cache`` for one command (:func:`cache_off`), for the process (:func:`disable_cache`)
+or by ``SYMABSORB_NO_CACHE=1``. Only files this user's own runs wrote are read from it; deleting it
+is always safe.
 """
 
 from __future__ import annotations
@@ -10,15 +11,28 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["cache_dir", "cache_enabled", "disable_cache", "write_atomically"]
+__all__ = ["cache_dir", "cache_enabled", "cache_off", "disable_cache", "write_atomically"]
 
 _state = {"enabled": True}
 
 
 def disable_cache() -> None:
     _state["enabled"] = False
+
+
+@contextlib.contextmanager
+def cache_off(off: bool = True) -> Iterator[None]:
+    """The cache turned off (if ``off``) for the body only (``--no-cache`` of one command)."""
+    before = _state["enabled"]
+    if off:
+        _state["enabled"] = False
+    try:
+        yield
+    finally:
+        _state["enabled"] = before
 
 
 def cache_enabled() -> bool:

@@ -17,11 +17,14 @@ GOLDEN = Path(__file__).resolve().parent / "golden"
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Tests never read or write the user's facts cache: each run gets a fresh one."""
+    """Tests never read or write the user's facts cache: each run gets a fresh one, without replay."""
     import tempfile
 
     if "SYMABSORB_CACHE_DIR" not in os.environ:
         os.environ["SYMABSORB_CACHE_DIR"] = tempfile.mkdtemp(prefix="symabsorb-test-cache-")
+    # Tests monkeypatch the code under a command; a replayed output of an earlier run would hide
+    # that. tests/test_replay.py turns replay back on where it is the subject.
+    os.environ["SYMABSORB_NO_REPLAY"] = "1"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -312,3 +312,14 @@ def test_fmt_write_keeps_trailing_comments_on_their_line(tmp_path: Path) -> None
     text = spec.read_text(encoding="utf-8")
     assert "activation a(z) = z  # keep me\n" in text and "}  # trailing\n" in text and "absorb b  # q\n" in text
     assert run("fmt", "--check", str(spec))[0] == 0  # and formatting is stable
+
+
+def test_a_misspelt_name_is_an_error_not_the_identity() -> None:
+    # `gelu2` used to be read as the expression "gelu2" in its only free variable: the identity
+    code, out, err = run("classify", "gelu2")
+    assert code == 2 and not out
+    assert "unknown activation `gelu2`" in err and "did you mean `gelu`" in err
+    code, out, _ = run("classify", "tanh")  # a one-argument built-in function is still a name
+    assert code == 0 and "tanh" in out
+    code, out, _ = run("classify", "x*sigmoid(x)")  # the only free name is still the variable
+    assert code == 0 and "R-linear-odd" in out

@@ -860,8 +860,9 @@ def resolve_text(text: str, file: str = "<string>") -> ResolvedSpec:
 def activation_from_text(text: str, gated: bool = False) -> AnyActivation:
     """An activation from an expression (``symabsorb classify EXPR``).
 
-    A bare name (``gelu``, ``swiglu``) refers to a built-in activation; otherwise the expression's
-    variable is ``z``, or its only free name. With ``gated``, the expression is the gate ``g``.
+    A bare name (``gelu``, ``swiglu``, ``tanh``) refers to a built-in activation or function (an
+    unknown one is an error); otherwise the expression's variable is ``z``, or its only free name.
+    With ``gated``, the expression is the gate ``g``.
     """
     scope = catalog_scope()
     try:
@@ -874,7 +875,9 @@ def activation_from_text(text: str, gated: bool = False) -> AnyActivation:
         act = _activation_ref(ref, scope)
         return _gate_wrap(act, gated)
     try:
-        if isinstance(node, s.Name) and scope.lookup(node.id) is not None:
+        if isinstance(node, s.Name) and node.id != "z" and node.id not in CONSTANTS and node.id not in _NOT_FINITE:
+            # A bare name is a built-in activation (or a one-argument built-in function); a typo
+            # (`gelu2`) is an error with a suggestion, never the identity in a variable `gelu2`.
             act = _activation_ref(s.ActRef(node.id, (), node.span), scope)
         else:
             var = _guess_variable(node, scope)
