@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test install extras lint bench clean
+.PHONY: demo test install extras lint bench clean tables
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,3 +33,7 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis report.md
+
+## The LALR tables shipped in symabsorb/dsl/lalr_tables.py, after a change of grammar/absorb.lark
+tables: $(STAMP)
+	$(BIN)/python -c "from symabsorb.dsl.parser import write_tables; print(write_tables())"

@@ -104,3 +104,38 @@ def test_format_round_trip(text: str) -> None:
 def test_format_round_trip_examples(text: str) -> None:
     module = parse_text(text)
     assert parse_text(format_module(module)).statements == module.statements
+
+
+def _parse_or_error(parser: object, text: str, start: str) -> object:
+    from lark.exceptions import UnexpectedInput
+
+    try:
+        return parser.parse(text, start=start)  # type: ignore[attr-defined]
+    except UnexpectedInput as err:
+        return (type(err).__name__, err.line, err.column, sorted(map(str, getattr(err, "expected", ()) or ())))
+
+
+def test_shipped_lalr_tables_are_the_grammar_s() -> None:
+    """dsl/lalr_tables.py must be regenerated (`make tables`) whenever the grammar changes."""
+    from symabsorb.dsl import lalr_tables
+    from symabsorb.dsl.parser import _tables_key, get_parser
+
+    assert lalr_tables.KEY == _tables_key(), "the grammar changed: run `make tables`"
+    get_parser.cache_clear()
+    assert get_parser().options.parser == "lalr"
+
+
+@shallow_generation
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(text=GRAMMAR_TEXT, cut=st.integers(min_value=0, max_value=200))
+def test_shipped_tables_parse_exactly_like_a_fresh_build(text: str, cut: int) -> None:
+    """The shipped tables (state numbers differ between builds) accept, reject and report
+    exactly as tables built from the grammar now: on grammar sentences and on their prefixes."""
+    from lark import Lark
+
+    from symabsorb.dsl import lalr_tables
+
+    shipped = Lark._load_from_dict(lalr_tables.DATA, lalr_tables.MEMO)
+    fresh = grammar_parser()
+    for sample in (text, text[:cut]):
+        assert _parse_or_error(shipped, sample, "start") == _parse_or_error(fresh, sample, "start")
