@@ -7,7 +7,7 @@ and the node types of :mod:`symabsorb.dsl.syntax`; no text is ever evaluated.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -132,7 +132,7 @@ class _Template:
 class Scope:
     """Declared activations, in declaration order, falling back on a parent (the catalog)."""
 
-    templates: dict[str, _Template] = field(default_factory=dict)
+    templates: MutableMapping[str, _Template] = field(default_factory=dict)
     parent: Scope | None = None
     pending: dict[str, Span | None] = field(default_factory=dict)  # declared later in the spec
 
@@ -435,19 +435,52 @@ def _activation_ref(ref: s.ActRef, scope: Scope, want_gated: bool | None = None)
     return template.instantiate(values, format_act_ref(ref))
 
 
+class _CatalogTemplates(MutableMapping[str, "_Template"]):
+    """The catalog's activations, each resolved on first use (a command that names one built-in
+    resolves that one and what it calls, not all of them)."""
+
+    def __init__(self, scope: Scope, statements: dict[str, s.ActivationDef | s.GatedDef],
+                 aliases: dict[str, str]) -> None:
+        self._scope, self._statements, self._aliases = scope, statements, aliases
+        self._done: dict[str, _Template] = {}
+
+    def __getitem__(self, name: str) -> _Template:
+        if name in self._done:
+            return self._done[name]
+        if name in self._aliases:
+            return self[self._aliases[name]]
+        stmt = self._statements[name]  # KeyError: not a built-in
+        definition = CATALOG[name].definition
+        template = (_declare_activation(stmt, self._scope, definition) if isinstance(stmt, s.ActivationDef)
+                    else _declare_gated(stmt, self._scope, definition))
+        self._done[name] = template
+        return template
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._statements or name in self._aliases or name in self._done
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._statements
+        yield from self._aliases
+
+    def __len__(self) -> int:
+        return len(self._statements) + len(self._aliases)
+
+    def __setitem__(self, name: str, template: _Template) -> None:
+        self._done[name] = template
+
+    def __delitem__(self, name: str) -> None:
+        raise TypeError("the catalog is read-only")
+
+
 @functools.cache
 def catalog_scope() -> Scope:
-    """The built-in activations, resolved once through the ordinary machinery."""
+    """The built-in activations, resolved (on first use of each) through the ordinary machinery."""
     scope = Scope()
     module = parse_text(catalog_source(), "<catalog>")
-    for stmt in module.statements:
-        if isinstance(stmt, s.ActivationDef):
-            scope.templates[stmt.name] = _declare_activation(stmt, scope, CATALOG[stmt.name].definition)
-        elif isinstance(stmt, s.GatedDef):
-            scope.templates[stmt.name] = _declare_gated(stmt, scope, CATALOG[stmt.name].definition)
-    for entry in CATALOG.values():
-        for alias in entry.aliases:
-            scope.templates[alias] = scope.templates[entry.name]
+    statements = {stmt.name: stmt for stmt in module.statements if isinstance(stmt, (s.ActivationDef, s.GatedDef))}
+    aliases = {alias: entry.name for entry in CATALOG.values() for alias in entry.aliases}
+    scope.templates = _CatalogTemplates(scope, statements, aliases)
     return scope
 
 
