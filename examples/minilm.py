@@ -66,6 +66,7 @@ def rows() -> list[dict[str, object]]:
                            and cert.positive_sum is not None else None),
                 "distance": s.distance if s else None, "seconds": elapsed,
             })
+            del decision, d, s, cert  # the weights and the certificate: gone before the next layer is read
         return out
 
 

@@ -150,16 +150,20 @@ def _split_int64(x: Any, bits: int) -> list[Any]:
     return out
 
 
-def bilinear_diagonal(w_down: Any, w_up: Any, y_limbs: list[tuple[int, Any]], chunk: int = 256) -> list[Fraction]:
+def bilinear_diagonal(w_down: Any, w_up: Any, y_limbs: list[tuple[int, Any]], chunk: int = 128) -> list[Fraction]:
     """``y_j = a_jᵀ Y b_j`` exactly for every unit ``j`` (``a_j = W_down[:,j]``, ``b_j = W_up[j,:]``).
 
     ``Y = Σ_l 2^(e_l) Y_l`` with integer arrays ``Y_l`` (``|Y_l| < 2^31``) given as ``(e_l, Y_l)``.
-    Units are processed ``chunk`` at a time (each chunk with its own exact scaling) to bound memory.
+    Units are processed ``chunk`` at a time (each chunk with its own exact scaling) to bound memory;
+    BLAS runs with the float path's thread limit (two threads on a busy 2-core machine cost 4x the CPU).
     """
+    from .floatsearch import limited_threads
+
     m = w_down.shape[1]
     out: list[Fraction] = []
-    for start in range(0, m, chunk):
-        out.extend(_bilinear_chunk(w_down[:, start:start + chunk], w_up[start:start + chunk], y_limbs))
+    with limited_threads():
+        for start in range(0, m, chunk):
+            out.extend(_bilinear_chunk(w_down[:, start:start + chunk], w_up[start:start + chunk], y_limbs))
     return out
 
 
@@ -199,13 +203,16 @@ def exact_product(w_down: Any, w_up: Any, index_set: tuple[int, ...]) -> tuple[A
     half = (FLOAT_EXACT_BITS - max(1, math.ceil(math.log2(max(len(s), 2))))) // 2
     if half < 1:
         raise ValueError("index set too large for exact limb arithmetic")
+    from .floatsearch import limited_threads
+
     a = dyadic(w_down[:, s], half)
     b = dyadic(w_up[s, :], half)
     acc = np.zeros((d, w_up.shape[1]), dtype=object)
-    for p, al in enumerate(a.limbs):
-        for q, bl in enumerate(b.limbs):
-            prod = _limb_product(al, bl)
-            acc = acc + prod.astype(object) * (1 << (half * (p + q)))
+    with limited_threads():
+        for p, al in enumerate(a.limbs):
+            for q, bl in enumerate(b.limbs):
+                prod = _limb_product(al, bl)
+                acc = acc + prod.astype(object) * (1 << (half * (p + q)))
     return acc, a.exp + b.exp
 
 

@@ -38,7 +38,7 @@ class FileDecision:
     derivation: Derivation
     weights: LoadedWeights
     nondegeneracy: Nondegeneracy
-    search: FloatSearch | None
+    search: FloatSearch | None  # released (FloatSearch.released): the summary, not the m x m factor
     certificate: Certificate | None = None
 
 
@@ -251,7 +251,7 @@ def decide_file_block(block: Block, base_dir: Path, library: Library) -> FileDec
     cert = decision.certificate
     if cert is not None:
         cert = replace(cert, weights=_weights_info(block, w), nondegenerate=exact_nd if decision.found is False else None)
-    search = decision.search
+    search = decision.search.released() if decision.search is not None else None  # the m x m factor is done with
     distance_text = ""
     if cert is not None and not cert.found:
         distance_text = (f" Certified distance: $\\min_S \\|W_{{\\mathrm{{down}}}}[:,S]W_{{\\mathrm{{up}}}}[S,:] - T\\|_F "

@@ -7,8 +7,10 @@ Gram matrix, and every float is rounded. :mod:`symabsorb.weights.certify` checks
 exactly; only that check decides.
 
 Performance: BLAS runs single-threaded unless ``SYMABSORB_BLAS_THREADS`` says otherwise (two
-threads on a shared 2-core machine were 1.5–10× slower); the Gram matrix is built in place, the
-factor overwrites it, and the solves are triangular: one m x m float64 array plus a block of rows.
+threads on a shared 2-core machine were 1.5–10× slower); the lower triangle of the Gram matrix is
+built a block of rows at a time, a blocked Cholesky factorization overwrites it in place, and the
+solves are blocked triangular ones: one m x m float64 array plus blocks of rows, numpy only (scipy,
+30 MB and 0.3 s to import, is needed only for the MILP of a singular Gram matrix).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 __all__ = ["FloatSearch", "Nondegeneracy", "blas_threads", "correction", "float_nondegeneracy", "float_search",
@@ -30,7 +32,7 @@ class FloatSearch:
 
     coefficients: Any  # c* in the original units, length m (0 for zero units)
     index_set: tuple[int, ...]  # c* rounded (or a MILP point when G is singular)
-    factor: Any | None  # upper Cholesky factor U (Ĝ = UᵀU) of the normalized Gram matrix (None: numerically singular)
+    factor: Any | None  # lower Cholesky factor L (Ĝ = LLᵀ, lower triangle) of the normalized Gram matrix (None: singular)
     active: Any  # indices of the nonzero units
     unit_scale: Any  # α_j β_j for the active units
     a_hat: Any  # d x k normalized columns of W_down (active units)
@@ -40,6 +42,11 @@ class FloatSearch:
     relative_distance: float
     method: str
     recheck: float  # float ‖W_down[:,S] W_up[S,:] − T‖_F for the candidate S
+
+    def released(self) -> FloatSearch:
+        """The same summary without the m x m factor and the normalized units (``factor``, ``a_hat``,
+        ``b_hat`` become None): for keeping a result after the decision, which alone needs them."""
+        return replace(self, factor=None, a_hat=None, b_hat=None)
 
 
 @dataclass(frozen=True)
@@ -118,28 +125,94 @@ def float_nondegeneracy(w_up: Any, w_down: Any) -> Nondegeneracy:
                          float(cols.min()))
 
 
-def _gram(b_hat: Any, a_hat: Any) -> Any:
+#: Largest number of units handed to the MILP (singular Gram matrices only).
+MILP_MAX_UNITS = 2000
+#: Rows (or columns) per block in the Gram products, the blocked Cholesky factorization and the solves.
+BLOCK = 384
+
+
+def _gram(b_hat: Any, a_hat: Any, lower_only: bool = False, block: int = BLOCK) -> Any:
+    """``Ĝ = (ÂᵀÂ) ⊙ (B̂B̂ᵀ)`` in one m x m array, a block of rows at a time (one block x m
+    temporary, never a second m x m array). ``lower_only``: only the lower triangle
+    (all the Cholesky factorization reads; half the flops); the upper triangle is then garbage."""
     import numpy as np
 
-    gram = a_hat.T @ a_hat
-    other = b_hat @ b_hat.T
-    np.multiply(gram, other, out=gram)
-    del other
-    return gram
-
-
-def _gram_upper(b_hat: Any, a_hat: Any, block: int = 512) -> Any:
-    """The upper triangle of ``(ÂᵀÂ) ⊙ (B̂B̂ᵀ)`` in one Fortran-ordered m x m array (SYRK, then the
-    second factor one block of rows at a time, upper part only): half the flops of two GEMMs and
-    one m x m array instead of two."""
-    from scipy.linalg import blas
-
-    gram = blas.dsyrk(1.0, a_hat, trans=1, lower=0)  # a_hat is d x m: Âᵀ Â, upper triangle, F-order
-    m = gram.shape[0]
+    m = a_hat.shape[1]
+    gram = (np.zeros if lower_only else np.empty)((m, m))  # zeros: the unused triangle stays finite
     for r0 in range(0, m, block):
         r1 = min(m, r0 + block)
-        gram[r0:r1, r0:] *= b_hat[r0:r1] @ b_hat[r0:].T
+        c1 = r1 if lower_only else m
+        rows = gram[r0:r1, :c1]
+        np.matmul(a_hat[:, r0:r1].T, a_hat[:, :c1], out=rows)  # BLAS writes into the rows (no temporary)
+        rows *= b_hat[r0:r1] @ b_hat[:c1].T
     return gram
+
+
+def _cholesky_in_place(gram: Any, block: int = BLOCK) -> bool:
+    """Overwrite the lower triangle of ``gram`` (read only there) with its lower Cholesky factor ``L``
+    (``Ĝ = LLᵀ``), blocked and right-looking, with numpy only: no scipy import (30 MB) on this
+    path, no second m x m array. False when a pivot is not clearly positive (numerically singular or
+    indefinite; ``gram`` is then partly overwritten). A candidate generator only: nothing is proved here."""
+    import numpy as np
+
+    m = gram.shape[0]
+    # diagonal entries of Ĝ are 1 (normalized units): a pivot below this is rounding noise
+    tiny = max(m, 16) * float(np.finfo(np.float64).eps)
+    for k0 in range(0, m, block):
+        k1 = min(m, k0 + block)
+        try:
+            l11 = np.linalg.cholesky(np.tril(gram[k0:k1, k0:k1]))
+        except np.linalg.LinAlgError:
+            return False
+        diag = np.diagonal(l11)
+        if not (np.isfinite(l11).all() and (diag * diag > tiny).all()):
+            return False
+        gram[k0:k1, k0:k1] = l11
+        if k1 < m:
+            gram[k1:, k0:k1] = np.linalg.solve(l11, gram[k1:, k0:k1].T).T  # L21 = A21 L11⁻ᵀ
+            l21 = gram[k1:, k0:k1]
+            for j0 in range(k1, m, block):  # the trailing lower triangle, one block column at a time
+                j1 = min(m, j0 + block)
+                gram[j0:, j0:j1] -= l21[j0 - k1:] @ l21[j0 - k1:j1 - k1].T
+    return True
+
+
+def _cho_solve(factor: Any, rhs: Any, block: int = BLOCK) -> Any:
+    """``x`` with ``L Lᵀ x = rhs`` for the lower factor of :func:`_cholesky_in_place` (upper triangle
+    ignored): blocked forward and back substitution."""
+    import numpy as np
+
+    m = factor.shape[0]
+    x = np.array(rhs, dtype=np.float64)
+    diagonal = [np.tril(factor[k0:k0 + block, k0:k0 + block]) for k0 in range(0, m, block)]
+    for b, k0 in enumerate(range(0, m, block)):  # L y = rhs
+        k1 = min(m, k0 + block)
+        if k0:
+            x[k0:k1] -= factor[k0:k1, :k0] @ x[:k0]
+        x[k0:k1] = np.linalg.solve(diagonal[b], x[k0:k1])
+    for b in range(len(diagonal) - 1, -1, -1):  # Lᵀ x = y
+        k0 = b * block
+        k1 = min(m, k0 + block)
+        if k1 < m:
+            x[k0:k1] -= factor[k1:, k0:k1].T @ x[k1:]
+        x[k0:k1] = np.linalg.solve(diagonal[b].T, x[k0:k1])
+    return x
+
+
+def _unit_rhs(a_hat: Any, b_hat: Any, target: Any, block: int = 256) -> Any:
+    """``r_j = â_jᵀ T b̂_j``; a sparse ``T`` (a scaled identity, say) costs O(nnz · m), not O(d² m)."""
+    import numpy as np
+
+    rows, cols = np.nonzero(target)
+    d = target.shape[0]
+    if len(rows) > d:
+        return np.einsum("jk,jk->j", a_hat.T @ target, b_hat)
+    values = target[rows, cols]
+    out = np.zeros(a_hat.shape[1])
+    for s in range(0, len(rows), block):
+        i, k, v = rows[s:s + block], cols[s:s + block], values[s:s + block]
+        out += v @ (a_hat[i, :] * b_hat[:, k].T)
+    return out
 
 
 def _normalized(x: Any, axis: int) -> tuple[Any, Any]:
@@ -163,8 +236,6 @@ def float_search(w_up: Any, w_down: Any, target: Any) -> FloatSearch:
     w_down = np.asarray(w_down, dtype=np.float64)
     target = np.asarray(target, dtype=np.float64)
     m = w_up.shape[0]
-    with contextlib.suppress(ImportError):
-        import scipy.linalg  # noqa: F401  - before limiting threads, so that its BLAS is limited too
     with limited_threads(), np.errstate(over="ignore", under="ignore"):
         b_all, beta = _normalized(w_up, 1)
         a_all, alpha = _normalized(w_down, 0)
@@ -176,29 +247,17 @@ def float_search(w_up: Any, w_down: Any, target: Any) -> FloatSearch:
         del a_all, b_all
         scale_units = alpha[active] * beta[active]
         t_norm = float(np.linalg.norm(target))
-        rhs = np.einsum("jk,jk->j", a_hat.T @ target, b_hat)
+        rhs = _unit_rhs(a_hat, b_hat, target)
         factor = None
         method = ""
         c_hat = np.zeros(len(active))
         if len(active):
-            try:
-                from scipy.linalg import cho_solve, lapack
-
-                gram = _gram_upper(b_hat, a_hat)
-                chol, info = lapack.dpotrf(gram, lower=0, clean=1, overwrite_a=1)
-                del gram
-                if info == 0 and np.isfinite(chol).all() and (np.diagonal(chol) > 0).all():
-                    factor = chol
-                    c_hat = cho_solve((chol, False), rhs, check_finite=False)
-                    method = "float64 Gram system, Cholesky + triangular solves"
-                del chol
-            except ImportError:
-                try:
-                    factor = np.linalg.cholesky(_gram(b_hat, a_hat)).T
-                    c_hat = np.linalg.solve(factor, np.linalg.solve(factor.T, rhs))
-                    method = "float64 Gram system, Cholesky (numpy)"
-                except np.linalg.LinAlgError:
-                    factor = None
+            chol = _gram(b_hat, a_hat, lower_only=True)
+            if _cholesky_in_place(chol):
+                factor = chol
+                c_hat = _cho_solve(factor, rhs)
+                method = "float64 Gram system, Cholesky + triangular solves"
+            del chol
             if factor is None:
                 gram = _gram(b_hat, a_hat)
                 c_hat, *_ = np.linalg.lstsq(gram, rhs, rcond=None)
@@ -210,7 +269,7 @@ def float_search(w_up: Any, w_down: Any, target: Any) -> FloatSearch:
         coefficients[active] = c_hat / scale_units
         s = tuple(int(j) for j in np.flatnonzero(coefficients > 0.5))
         recheck = _recheck(w_up, w_down, target, s)
-        if factor is None and len(active) and recheck > 1e-9 * max(t_norm, 1.0):
+        if factor is None and 0 < len(active) <= MILP_MAX_UNITS and recheck > 1e-9 * max(t_norm, 1.0):
             # MILP in the normalized variables c_hat_j = c_j α_j β_j ∈ {0, α_j β_j} is awkward; use the raw
             # system when it is representable, else skip (a candidate only)
             with np.errstate(all="ignore"):
@@ -257,9 +316,7 @@ def separating_direction(fs: FloatSearch, target: Any, mode: str = "box-slack") 
             w_hat[below] = -1.0
             w_hat[inside] = -delta
         if w_hat.any() and fs.factor is not None:
-            from scipy.linalg import cho_solve
-
-            lam = cho_solve((fs.factor, False), w_hat, check_finite=False)
+            lam = _cho_solve(fs.factor, w_hat)
             residual += (fs.a_hat * lam[None, :]) @ fs.b_hat
     return residual, w_hat
 
@@ -268,10 +325,8 @@ def correction(fs: FloatSearch, error_hat: Any) -> Any | None:
     """``−Σ_j λ_j â_j b̂_jᵀ`` with ``Ĝ λ = error``: removes a known error of ``â_jᵀ Y b̂_j`` (None: no factor)."""
     if fs.factor is None:
         return None
-    from scipy.linalg import cho_solve
-
     with limited_threads():
-        lam = cho_solve((fs.factor, False), error_hat, check_finite=False)
+        lam = _cho_solve(fs.factor, error_hat)
         return -((fs.a_hat * lam[None, :]) @ fs.b_hat)
 
 
@@ -284,7 +339,7 @@ def _recheck(w_up: Any, w_down: Any, target: Any, s: tuple[int, ...]) -> float:
     return float(np.linalg.norm(w_down[:, idx] @ w_up[idx, :] - target))
 
 
-def milp_candidate(gram: Any, rhs: Any, scale: float, max_units: int = 2000) -> tuple[int, ...] | None:
+def milp_candidate(gram: Any, rhs: Any, scale: float, max_units: int = MILP_MAX_UNITS) -> tuple[int, ...] | None:
     """A 0/1 vector c with G c ≈ r from scipy's MILP (HiGHS), or None (no scipy, too big, none found)."""
     if gram.shape[0] > max_units:
         return None
