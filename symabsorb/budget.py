@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from typing import Any
 
 from .errors import SymabsorbError
 
@@ -191,9 +192,27 @@ def _arm() -> None:
     signal.setitimer(signal.ITIMER_PROF, max(delay, 1e-4))
 
 
-def _on_timer(signum: int, frame: object) -> None:
+#: CPU seconds to wait before trying again when the timer fires inside an ``import``.
+IMPORT_RETRY_SECONDS = 0.01
+
+
+def _importing(frame: Any) -> bool:
+    """Whether the interrupted code is executing an ``import`` (a module's body included)."""
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib"):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _on_timer(signum: int, frame: Any) -> None:
     if _busy:
         return  # the bookkeeping re-arms the timer when it is done
+    if _importing(frame):
+        # An exception in the middle of an import leaves a half-initialised module behind (numpy
+        # lost `np.matrix` for the rest of the process): let the import finish first.
+        signal.setitimer(signal.ITIMER_PROF, IMPORT_RETRY_SECONDS)
+        return
     now = time.process_time()
     expired = next((d for d in _stack if now >= d.at - 1e-3), None)
     if expired is None:

@@ -220,6 +220,25 @@ def test_cpu_deadline_fires_and_nests() -> None:
         spin(0.2)  # the outer budget is still running, not spent
 
 
+def test_the_budget_never_interrupts_an_import(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Found under --budget 0.5: the timer fired inside numpy's import, which left `numpy` without
+    # `matrix` for the rest of the process (the next command was an internal error).
+    (tmp_path / "slow_module_for_budget.py").write_text(
+        "import time\nend = time.process_time() + 0.4\nwhile time.process_time() < end:\n    pass\nDONE = True\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with installed(Budget(0.1)), pytest.raises(BudgetExhausted):
+        import slow_module_for_budget  # the budget runs out in here...
+
+        assert slow_module_for_budget.DONE  # ...but the module is complete
+        end = time.process_time() + 5
+        while time.process_time() < end:  # and the budget fires right after
+            pass
+    import sys
+
+    assert sys.modules["slow_module_for_budget"].DONE
+    del sys.modules["slow_module_for_budget"]
+
+
 def test_a_swallowed_budget_exception_fires_again() -> None:
     fired = 0
     with installed(Budget(0.2)), pytest.raises(BudgetExhausted):
