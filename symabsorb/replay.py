@@ -60,17 +60,38 @@ _ENVIRONMENT = ("COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "TERM", "OPENBLAS
 MAX_ENTRY_BYTES = 32 * 2**20
 
 
+#: Data packages that a source checkout keeps outside ``symabsorb/`` (pyproject's package-dir).
+_DATA_PACKAGES = ("symabsorb.theorems", "symabsorb.grammar")
+
+
+def _code_folders() -> list[Path]:
+    root = Path(__file__).resolve().parent
+    folders = [root]
+    for name in _DATA_PACKAGES:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            continue
+        for location in (spec.submodule_search_locations or []) if spec is not None else []:
+            folder = Path(location).resolve()
+            if root not in folder.parents and folder != root:
+                folders.append(folder)
+    return folders
+
+
 @functools.cache
 def _code_digest() -> str:
-    root = Path(__file__).resolve().parent
+    """Every file of the package: sources, grammar, catalog, theorem files, schema."""
     h = hashlib.sha256()
-    for path in sorted(root.rglob("*")):
-        if "__pycache__" in path.parts or not path.is_file():
-            continue
-        h.update(str(path.relative_to(root)).encode())
-        h.update(b"\0")
-        h.update(path.read_bytes())
-        h.update(b"\0")
+    for folder in _code_folders():
+        h.update(str(folder.name).encode() + b"\0")
+        for path in sorted(folder.rglob("*")):
+            if "__pycache__" in path.parts or not path.is_file():
+                continue
+            h.update(str(path.relative_to(folder)).encode())
+            h.update(b"\0")
+            h.update(path.read_bytes())
+            h.update(b"\0")
     return h.hexdigest()
 
 

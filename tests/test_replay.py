@@ -162,3 +162,13 @@ def test_key_depends_on_what_the_output_depends_on(replaying: Path, monkeypatch:
     monkeypatch.delenv("NO_COLOR")
     monkeypatch.setitem(sys.modules, "rich", None)  # an optional package becomes unavailable
     assert replay.key_for("classify", {"expr": "relu", "budget": 100.0}) != base
+
+
+def test_the_code_digest_covers_theorems_and_grammar() -> None:
+    # a source checkout keeps them outside symabsorb/ (pyproject's package-dir)
+    import symabsorb.grammar
+    import symabsorb.theorems
+
+    for package in (symabsorb.theorems, symabsorb.grammar):
+        where = Path(next(iter(package.__path__))).resolve()
+        assert any(folder == where or folder in where.parents for folder in replay._code_folders()), where
