@@ -16,6 +16,7 @@ back to ``series``.
 from __future__ import annotations
 
 import functools
+import math
 
 import sympy as sp
 
@@ -66,9 +67,73 @@ def _const(c: sp.Expr, n: int) -> Series:
     return (c,) + (sp.S.Zero,) * (n - 1)
 
 
+# Closed forms of f⁽ᵏ⁾(x): SymPy's ``diff(tanh(x), x, k)`` builds an unexpanded product tree that
+# grows with k, and every new node asks the assumptions system about itself (0.17 s for tanh up
+# to k = 8, 0.1 s for erf). Here the derivatives are integer polynomials in one atom, each from the
+# previous one by exact integer arithmetic:
+#   tanh⁽ᵏ⁾ = P_k(tanh x),            P_0 = t,  P_{k+1} = P_k'(t)·(1 − t²)
+#   erf⁽ᵏ⁾ = 2/√π · H_k(x) · e^{−x²},  H_1 = 1,  H_{k+1} = H_k' − 2x·H_k   (erfc = 1 − erf)
+#   log⁽ᵏ⁾ = (−1)^{k−1} (k−1)! x^{−k};  exp, sin, cos, sinh, cosh cycle.
+# tests/test_taylor_derivatives.py checks each against ``diff`` (their difference expands to 0).
+Poly = tuple[int, ...]  # integer coefficients, constant term first
+
+
+def _poly_derivative(p: Poly) -> Poly:
+    return tuple(i * c for i, c in enumerate(p))[1:] or (0,)
+
+
+def _poly_mul(p: Poly, q: Poly) -> Poly:
+    out = [0] * (len(p) + len(q) - 1)
+    for i, a in enumerate(p):
+        if a:
+            for j, b in enumerate(q):
+                out[i + j] += a * b
+    return tuple(out)
+
+
+def _poly_add(p: Poly, q: Poly) -> Poly:
+    n = max(len(p), len(q))
+    return tuple((p[i] if i < len(p) else 0) + (q[i] if i < len(q) else 0) for i in range(n))
+
+
+@functools.lru_cache(maxsize=256)
+def _tanh_poly(k: int) -> Poly:
+    return (0, 1) if k == 0 else _poly_mul(_poly_derivative(_tanh_poly(k - 1)), (1, 0, -1))
+
+
+@functools.lru_cache(maxsize=256)
+def _erf_poly(k: int) -> Poly:
+    if k == 1:
+        return (1,)
+    prev = _erf_poly(k - 1)
+    return _poly_add(_poly_derivative(prev), _poly_mul((0, -2), prev))
+
+
+def _in(p: Poly, atom: sp.Expr) -> sp.Expr:
+    return sp.Add(*[c * atom**i for i, c in enumerate(p) if c])
+
+
+_CYCLES = {sp.exp: (sp.exp,), sp.sin: (sp.sin, sp.cos, lambda x: -sp.sin(x), lambda x: -sp.cos(x)),
+           sp.cos: (sp.cos, lambda x: -sp.sin(x), lambda x: -sp.cos(x), sp.sin),
+           sp.sinh: (sp.sinh, sp.cosh), sp.cosh: (sp.cosh, sp.sinh)}
+
+
 @functools.lru_cache(maxsize=1024)
 def _derivative(f: type, k: int) -> sp.Expr:
-    return sp.diff(f(_X), _X, k) if k else f(_X)
+    """The k-th derivative of ``f`` at the dummy ``_X`` (the same function as ``diff(f(x), x, k)``)."""
+    if not k:
+        return f(_X)
+    if f in _CYCLES:
+        cycle = _CYCLES[f]
+        return cycle[k % len(cycle)](_X)
+    if f is sp.tanh:
+        return _in(_tanh_poly(k), sp.tanh(_X))
+    if f is sp.log:
+        return sp.Integer((-1) ** (k - 1) * math.factorial(k - 1)) * _X ** (-k)
+    if f is sp.erf or f is sp.erfc:
+        sign = 1 if f is sp.erf else -1
+        return sign * 2 / sp.sqrt(sp.pi) * _in(_erf_poly(k), _X) * sp.exp(-_X**2)
+    return sp.diff(f(_X), _X, k)
 
 
 def _compose(f: type, s: Series) -> Series:
