@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 from conftest import EXAMPLES, require_module, require_program
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from symabsorb.cli import main
 from symabsorb.model import load_spec
@@ -197,3 +199,39 @@ def test_index_set_phrase_only_for_index_set_conditions() -> None:
         assert "index set" not in poly.render(fmt).split("Condition")[-1].split("\n")[0]
         assert "index set" in relu.render(fmt)
     assert "quad" not in poly.render("text")
+
+
+def test_terminal_text_has_no_latex_left() -> None:
+    # `\tfrac12` (no braces) used to reach the terminal as "tfrac12"
+    from symabsorb import api
+    from symabsorb.model.catalog import CATALOG
+
+    for name in CATALOG:
+        text = api.classify(name).render("text", fragment=True, color=False, width=100)
+        for leftover in ("\\", "frac", "mathrm", "mathbf", "operatorname", "top"):
+            assert leftover not in text.replace("stop", "").replace("topolog", ""), (name, leftover)
+
+
+@pytest.mark.parametrize(("latex", "plain"), [
+    (r"\tfrac12\sum_j a_j |w_j^\top x|", "(1/2)Σ_j a_j |w_jᵀ x|"),
+    (r"\tfrac{1}{\frac{2}{3}}\begin{bmatrix} A & 0 \end{bmatrix}", "(1/(2/3))[A, 0]"),
+    (r"\begin{bmatrix} I_d \\ 0 \end{bmatrix}", "[I_d; 0]"),
+    (r"\left[\begin{matrix}1 & 2\\3 & 4\end{matrix}\right]", "[1, 2; 3, 4]"),
+    (r"$z \left(\frac{\operatorname{erf}{\left(\frac{\sqrt{2} z}{2} \right)}}{2} + \frac{1}{2}\right)$",
+     "z (erf((√2 z)/2)/2 + 1/2)"),
+    (r"$W_{\mathrm{down}}\,\sigma(W_{\mathrm{up}}x)$, $W_{\mathrm{down}}[:,S]$", "W_down σ(W_up x), W_down[:,S]"),
+    (r"$x^{k+1}$, $S = \{0, 1\}$, $c \geq 2$, $\operatorname{rank}A$", "x^(k+1), S = {0, 1}, c ≥ 2, rank A"),
+    (r"\frac{(a)+(b)}{2}", "((a)+(b))/2"),
+])
+def test_plain_math(latex: str, plain: str) -> None:
+    from symabsorb.report.plainmath import plain_math
+
+    assert plain_math(latex) == plain
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.text(alphabet="\\{}^_&$~ab12() frac sqrt begin end matrix left right", max_size=60))
+def test_plain_math_takes_any_text(text: str) -> None:
+    from symabsorb.report.plainmath import plain_math
+
+    assert isinstance(plain_math(text), str)

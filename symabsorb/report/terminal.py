@@ -19,41 +19,13 @@ from ..theory.library import Library
 from .common import CITATION, VERDICT_TEXT, facts_rows, has_index_set
 from .escape import terminal_text
 from .model import QueryAnswer, Report
+from .plainmath import plain_math
 
 __all__ = ["VERDICT_STYLE", "plain_math", "render_answer_terminal", "render_terminal"]
 
 VERDICT_STYLE = {Verdict.IMPOSSIBLE: "bold red", Verdict.CONDITIONAL: "bold yellow", Verdict.ABSORBABLE: "bold green",
                  Verdict.NOT_ABSORBABLE: "bold magenta", Verdict.OPEN: "bold cyan"}
-_MATHRM = re.compile(r"\\(?:mathrm|operatorname|text|mathbf)\{([^{}]*)\}")
-_FRAC = re.compile(r"\\[td]?frac\{([^{}]*)\}\{([^{}]*)\}")
-_MATRIX = re.compile(r"\\left\[\\begin\{matrix\}(.*?)\\end\{matrix\}\\right\]", re.S)
-_SUBSCRIPT_THEN = re.compile(r"(_\{[^{}]*\})(?=[A-Za-z(])")
 _DISTANCE = re.compile(r"\\min_S[^$]*\\ge ([0-9.eE+-]+)\$(?: \(([0-9.eE+-]+) relative)?")
-
-
-def _matrix(m: re.Match[str]) -> str:
-    rows = [r.strip() for r in m.group(1).split("\\\\")]
-    return "[" + "; ".join(", ".join(c.strip() for c in r.split("&")) for r in rows if r) + "]"
-
-
-def plain_math(text: str) -> str:
-    """LaTeX made legible in a terminal (``W_{\\mathrm{down}}`` -> ``W_down``, ``\\tfrac{1}{2}`` -> ``1/2``)."""
-    text = text.replace("\\{", "\x00").replace("\\}", "\x01")  # set braces survive
-    text = _MATRIX.sub(_matrix, text)
-    text = _MATHRM.sub(r"\1", text)
-    for _ in range(3):
-        text = _FRAC.sub(lambda m: (m.group(1) if len(m.group(1)) == 1 else f"({m.group(1)})") + "/"
-                         + (m.group(2) if len(m.group(2)) == 1 else f"({m.group(2)})"), text)
-    for a, b in (("\\left", ""), ("\\right", ""), ("\\qquad", "  "), ("\\quad", "  "), ("\\,", " "),
-                 ("\\;", " "), ("\\!", ""), ("\\ne", "≠"),
-                 ("\\le", "≤"), ("\\ge", "≥"), ("\\sigma", "σ"), ("\\odot", "⊙"), ("\\otimes", "⊗"),
-                 ("\\cdots", "⋯"), ("\\cdot", "·"), ("\\top", "ᵀ"), ("\\to", "→"), ("\\mapsto", "↦"), ("\\infty", "∞"),
-                 ("\\pm", "±"), ("\\sum", "Σ"), ("\\in", "∈"), ("\\|", "‖"), ("$", ""),
-                 ("\\min", "min"), ("\\max", "max"), ("\\log", "log"), ("\\exp", "exp"), ("\\", "")):
-        text = text.replace(a, b)
-    text = _SUBSCRIPT_THEN.sub(r"\1 ", text)  # W_{up}x -> W_up x
-    text = text.replace("{", "").replace("}", "").replace("\x00", "{").replace("\x01", "}")
-    return re.sub(r"\(\s+", "(", re.sub(r"\s+\)", ")", text))
 
 
 def _cites(text: str, library: Library) -> str:

@@ -7,6 +7,7 @@ both apply.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -79,8 +80,17 @@ def attempts(subject: Subject, library: Library, stop_at_failure: bool = True) -
 
 
 def _fill(template: str, values: dict[str, str]) -> str:
+    """``template`` with each ``{key}`` replaced by its value. Where the placeholder is a macro's
+    argument (after ``^``, ``_``, ``}`` or a control word: ``\\tfrac{1}{c}``, ``z^{k}``), the braces are
+    kept around the value, so ``c = 2/3`` gives ``\\tfrac{1}{\\frac{2}{3}}``, not ``\\tfrac{1}\\frac{2}{3}``."""
     for key, value in values.items():
-        template = template.replace("{" + key + "}", value)
+        placeholder = "{" + key + "}"
+        parts = template.split(placeholder)
+        out = parts[0]
+        for part in parts[1:]:
+            argument = out.endswith(("^", "_", "}")) or re.search(r"\\[A-Za-z]+\s*$", out) is not None
+            out += ("{" + value + "}" if argument else value) + part
+        template = out
     return template
 
 
