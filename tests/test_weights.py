@@ -232,6 +232,54 @@ def test_singular_gram_uses_milp() -> None:
     assert exact.found and exact.certificate is not None and exact.certificate.index_set == (1, 5, 9)
 
 
+def test_numpy_cholesky_and_solves_match_lapack() -> None:
+    """The float path's own blocked Cholesky factorization and solves (numpy only, no scipy import) agree
+    with numpy's LAPACK, also when m is not a multiple of the block sizes, and refuse a singular Gram."""
+    np = require_module("numpy", "weights")
+    from symabsorb.weights.floatsearch import _cho_solve, _cholesky_in_place, _gram, _unit_rhs
+
+    rng = np.random.default_rng(5)
+    d, m = 9, 31
+    a = rng.standard_normal((d, m))
+    b = rng.standard_normal((m, d))
+    weight = 1.0 / (np.linalg.norm(a, axis=0) * np.linalg.norm(b, axis=1))
+    full = (a.T @ a) * (b @ b.T) * np.outer(weight, weight)
+    for block in (4, 7, 128):
+        lower = _gram(b, a, lower_only=True, block=block, weight=weight)
+        assert np.allclose(np.tril(lower), np.tril(full), rtol=0, atol=1e-13)
+        assert np.allclose(_gram(b, a, block=block, weight=weight), full, rtol=0, atol=1e-13)
+        assert _cholesky_in_place(lower, block=block)
+        assert np.allclose(np.tril(lower), np.linalg.cholesky(full), rtol=0, atol=1e-10)
+        rhs = rng.standard_normal(m)
+        assert np.allclose(_cho_solve(lower, rhs, block=block), np.linalg.solve(full, rhs), rtol=1e-9, atol=1e-9)
+    target = np.diag(rng.standard_normal(d))
+    dense = np.einsum("jk,jk->j", a.T @ target, b)
+    assert np.allclose(_unit_rhs(a, b, target, block=4), dense, rtol=1e-12, atol=1e-12)
+    a2, b2 = np.hstack([a, a[:, :1]]), np.vstack([b, b[:1]])  # a repeated unit: singular
+    w2 = np.append(weight, weight[0])
+    assert not _cholesky_in_place(_gram(b2, a2, lower_only=True, block=7, weight=w2), block=7)
+
+
+def test_float_search_same_candidates_for_extreme_scales() -> None:
+    """Weights with moderate entries are used in place (each unit weighted by 1/(α_j β_j)); extreme ones
+    (2^±300) go through normalized copies: the same candidate and the same normalized solution."""
+    np = require_module("numpy", "weights")
+    from symabsorb.weights.floatsearch import float_search
+
+    rng = np.random.default_rng(6)
+    d, m = 4, 24
+    w_up = rng.standard_normal((m, d))
+    w_down = rng.standard_normal((d, m))
+    plant(rng, w_up, w_down, [2, 7, 11, 19])
+    plain = float_search(w_up, w_down, -np.eye(d))
+    assert plain.unit_weight is not None and plain.index_set == (2, 7, 11, 19)
+    scale = 2.0 ** rng.integers(-300, 300, m)  # exact: powers of two, opposite on both sides
+    extreme = float_search(w_up * scale[:, None], w_down / scale[None, :], -np.eye(d))
+    assert extreme.unit_weight is None and extreme.index_set == plain.index_set
+    assert np.allclose(extreme.c_hat, plain.c_hat, rtol=0, atol=1e-9)
+    assert np.allclose(extreme.units(extreme.c_hat), plain.units(plain.c_hat), rtol=0, atol=1e-9)
+
+
 def test_exact_search_beyond_enumeration_finds_a_checked_set() -> None:
     require_module("scipy", "weights")
     from symabsorb.weights.search import MAX_ENUMERATION, exact_search

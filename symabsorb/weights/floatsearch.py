@@ -35,13 +35,21 @@ class FloatSearch:
     factor: Any | None  # lower Cholesky factor L (Ĝ = LLᵀ, lower triangle) of the normalized Gram matrix (None: singular)
     active: Any  # indices of the nonzero units
     unit_scale: Any  # α_j β_j for the active units
-    a_hat: Any  # d x k normalized columns of W_down (active units)
-    b_hat: Any  # k x d normalized rows of W_up (active units)
+    a_hat: Any  # d x k columns a_j of W_down (active units), normalized unless unit_weight says otherwise
+    b_hat: Any  # k x d rows b_j of W_up (active units), idem
     c_hat: Any  # the least-squares solution in normalized units
     distance: float  # float estimate of the least-squares distance (not certified)
     relative_distance: float
     method: str
     recheck: float  # float ‖W_down[:,S] W_up[S,:] − T‖_F for the candidate S
+    #: w_j with â_j b̂_jᵀ = w_j a_j b_jᵀ for the arrays above: 1/(α_j β_j) when they are the weights themselves
+    #: (no entry extreme: no normalized copies), None when they are normalized copies (w_j = 1)
+    unit_weight: Any = None
+
+    def units(self, coefficients: Any) -> Any:
+        """``Σ_j x_j â_j b̂_jᵀ`` (d x d) for coefficients ``x`` in normalized units."""
+        x = coefficients if self.unit_weight is None else coefficients * self.unit_weight
+        return (self.a_hat * x[None, :]) @ self.b_hat
 
     def released(self) -> FloatSearch:
         """The same summary without the m x m factor and the normalized units (``factor``, ``a_hat``,
@@ -105,7 +113,7 @@ def float_nondegeneracy(w_up: Any, w_down: Any) -> Nondegeneracy:
 
     with limited_threads(), np.errstate(over="ignore", under="ignore", invalid="ignore"):
         unit, rows = _normalized(w_up, 1)
-        _, cols = _normalized(w_down, 0)
+        cols = _unit_scales(w_down, 0)
         rows = np.where((w_up != 0).any(axis=1), rows, 0.0)
         cols = np.where((w_down != 0).any(axis=0), cols, 0.0)
         if w_up.shape[0] < 2:
@@ -133,10 +141,11 @@ BLOCK = 384
 CHOLESKY_BLOCK = 128
 
 
-def _gram(b_hat: Any, a_hat: Any, lower_only: bool = False, block: int = BLOCK) -> Any:
+def _gram(b_hat: Any, a_hat: Any, lower_only: bool = False, block: int = BLOCK, weight: Any = None) -> Any:
     """``Ĝ = (ÂᵀÂ) ⊙ (B̂B̂ᵀ)`` in one m x m array, a block of rows at a time (one block x m
     temporary, never a second m x m array). ``lower_only``: only the lower triangle
-    (all the Cholesky factorization reads; half the flops); the upper triangle is then garbage."""
+    (all the Cholesky factorization reads; half the flops); the upper triangle is then garbage.
+    ``weight``: unit weights ``w`` (``Ĝ_jk = w_j w_k (a_jᵀa_k)(b_jᵀb_k)``), None for normalized units."""
     import numpy as np
 
     m = a_hat.shape[1]
@@ -147,6 +156,9 @@ def _gram(b_hat: Any, a_hat: Any, lower_only: bool = False, block: int = BLOCK) 
         rows = gram[r0:r1, :c1]
         np.matmul(a_hat[:, r0:r1].T, a_hat[:, :c1], out=rows)  # BLAS writes into the rows (no temporary)
         rows *= b_hat[r0:r1] @ b_hat[:c1].T
+        if weight is not None:
+            rows *= weight[r0:r1, None]
+            rows *= weight[None, :c1]
     return gram
 
 
@@ -200,19 +212,39 @@ def _cho_solve(factor: Any, rhs: Any, block: int = BLOCK) -> Any:
     return x
 
 
-def _unit_rhs(a_hat: Any, b_hat: Any, target: Any, block: int = 256) -> Any:
-    """``r_j = â_jᵀ T b̂_j``; a sparse ``T`` (a scaled identity, say) costs O(nnz · m), not O(d² m)."""
+def _unit_rhs(a_hat: Any, b_hat: Any, target: Any, block: int = 256, weight: Any = None) -> Any:
+    """``r_j = w_j a_jᵀ T b_j`` (``w_j = 1`` for normalized units); a sparse ``T`` (a scaled identity,
+    say) costs O(nnz · m), not O(d² m)."""
     import numpy as np
 
     rows, cols = np.nonzero(target)
     d = target.shape[0]
     if len(rows) > d:
-        return np.einsum("jk,jk->j", a_hat.T @ target, b_hat)
-    values = target[rows, cols]
-    out = np.zeros(a_hat.shape[1])
-    for s in range(0, len(rows), block):
-        i, k, v = rows[s:s + block], cols[s:s + block], values[s:s + block]
-        out += v @ (a_hat[i, :] * b_hat[:, k].T)
+        out = np.einsum("jk,jk->j", a_hat.T @ target, b_hat)
+    else:
+        values = target[rows, cols]
+        out = np.zeros(a_hat.shape[1])
+        for s in range(0, len(rows), block):
+            i, k, v = rows[s:s + block], cols[s:s + block], values[s:s + block]
+            out += v @ (a_hat[i, :] * b_hat[:, k].T)
+    return out if weight is None else out * weight
+
+
+#: Weights whose every unit has α_j, β_j in [2^-MODERATE_EXP, 2^MODERATE_EXP] are used as they are (Gram
+#: products below 2^(4·MODERATE_EXP)·d², far from overflow and underflow); others are normalized copies.
+MODERATE_EXP = 100
+
+
+def _unit_scales(x: Any, axis: int, block: int = 512) -> Any:
+    """The norms of the rows (axis 1) or columns (axis 0) of ``x``, overflow-safe, a block at a time
+    (no copy of ``x``); 0 for a zero unit."""
+    import numpy as np
+
+    n = x.shape[0] if axis == 1 else x.shape[1]
+    out = np.zeros(n)
+    for s0 in range(0, n, block):
+        part = x[s0:s0 + block] if axis == 1 else x[:, s0:s0 + block]
+        out[s0:s0 + block] = _normalized(part, axis)[1]
     return out
 
 
@@ -238,29 +270,36 @@ def float_search(w_up: Any, w_down: Any, target: Any) -> FloatSearch:
     target = np.asarray(target, dtype=np.float64)
     m = w_up.shape[0]
     with limited_threads(), np.errstate(over="ignore", under="ignore"):
-        b_all, beta = _normalized(w_up, 1)
-        a_all, alpha = _normalized(w_down, 0)
-        active = np.flatnonzero((np.abs(w_up).max(axis=1) > 0) & (np.abs(w_down).max(axis=0) > 0))
-        if len(active) == m:  # the usual case: no copies
-            b_hat, a_hat = b_all, np.ascontiguousarray(a_all)
-        else:
-            b_hat, a_hat = np.ascontiguousarray(b_all[active]), np.ascontiguousarray(a_all[:, active])
-        del a_all, b_all
+        beta = _unit_scales(w_up, 1)
+        alpha = _unit_scales(w_down, 0)
+        active = np.flatnonzero((beta > 0) & (alpha > 0))
         scale_units = alpha[active] * beta[active]
+        low, high = 2.0 ** -MODERATE_EXP, 2.0 ** MODERATE_EXP
+        weight = None
+        if all(((v >= low) & (v <= high)).all() for v in (alpha[active], beta[active])):
+            # the usual case: the weights themselves, each unit weighted by 1/(α_j β_j); no copies
+            weight = 1.0 / scale_units
+            if len(active) == m:
+                b_hat, a_hat = w_up, w_down
+            else:
+                b_hat, a_hat = np.ascontiguousarray(w_up[active]), np.ascontiguousarray(w_down[:, active])
+        else:  # extreme entries: normalized copies
+            b_hat = _normalized(w_up[active], 1)[0]
+            a_hat = np.ascontiguousarray(_normalized(w_down[:, active], 0)[0])
         t_norm = float(np.linalg.norm(target))
-        rhs = _unit_rhs(a_hat, b_hat, target)
+        rhs = _unit_rhs(a_hat, b_hat, target, weight=weight)
         factor = None
         method = ""
         c_hat = np.zeros(len(active))
         if len(active):
-            chol = _gram(b_hat, a_hat, lower_only=True)
+            chol = _gram(b_hat, a_hat, lower_only=True, weight=weight)
             if _cholesky_in_place(chol):
                 factor = chol
                 c_hat = _cho_solve(factor, rhs)
                 method = "float64 Gram system, Cholesky + triangular solves"
             del chol
             if factor is None:
-                gram = _gram(b_hat, a_hat)
+                gram = _gram(b_hat, a_hat, weight=weight)
                 c_hat, *_ = np.linalg.lstsq(gram, rhs, rcond=None)
                 method = "float64 Gram system (numerically singular: minimum-norm least squares)"
         else:
@@ -285,7 +324,7 @@ def float_search(w_up: Any, w_down: Any, target: Any) -> FloatSearch:
                         s, recheck, method = found, again, method + " + MILP candidate"
     distance = res2**0.5
     return FloatSearch(coefficients, s, factor, active, scale_units, a_hat, b_hat, c_hat, distance,
-                       distance / t_norm if t_norm else 0.0, method, recheck)
+                       distance / t_norm if t_norm else 0.0, method, recheck, weight)
 
 
 def separating_direction(fs: FloatSearch, target: Any, mode: str = "box-slack") -> tuple[Any, Any]:
@@ -303,7 +342,7 @@ def separating_direction(fs: FloatSearch, target: Any, mode: str = "box-slack") 
 
     with limited_threads():
         t = np.array(target, dtype=np.float64)
-        residual = t - (fs.a_hat * fs.c_hat[None, :]) @ fs.b_hat
+        residual = t - fs.units(fs.c_hat)
         w_hat = np.zeros(len(fs.c_hat))
         if fs.factor is not None and len(w_hat) and mode != "residual":
             above = fs.c_hat > fs.unit_scale
@@ -318,7 +357,7 @@ def separating_direction(fs: FloatSearch, target: Any, mode: str = "box-slack") 
             w_hat[inside] = -delta
         if w_hat.any() and fs.factor is not None:
             lam = _cho_solve(fs.factor, w_hat)
-            residual += (fs.a_hat * lam[None, :]) @ fs.b_hat
+            residual += fs.units(lam)
     return residual, w_hat
 
 
@@ -328,7 +367,7 @@ def correction(fs: FloatSearch, error_hat: Any) -> Any | None:
         return None
     with limited_threads():
         lam = _cho_solve(fs.factor, error_hat)
-        return -((fs.a_hat * lam[None, :]) @ fs.b_hat)
+        return -fs.units(lam)
 
 
 def _recheck(w_up: Any, w_down: Any, target: Any, s: tuple[int, ...]) -> float:
