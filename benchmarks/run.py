@@ -79,9 +79,11 @@ base = import_sympy_cpu()
 with tempfile.TemporaryDirectory() as cache:
     env = {"SYMABSORB_CACHE_DIR": cache}
     cold, peak = cpu_of(cmd, env)
-    warm = median_cpu(cmd, env)
-report(seconds=cold, warm_seconds=warm, import_sympy_cpu=base, cold_ratio=cold / base, warm_ratio=warm / base,
-       peak_mb=round(peak, 1), baseline="CPU s; ratios to `import sympy` in the same run")
+    warm = median_cpu(cmd, env)  # replayed (symabsorb/replay.py)
+    facts = median_cpu(cmd, {**env, "SYMABSORB_NO_REPLAY": "1"})  # recomputed, facts from the cache
+report(seconds=cold, warm_seconds=warm, warm_facts_seconds=facts, import_sympy_cpu=base, cold_ratio=cold / base,
+       warm_ratio=warm / base, warm_facts_ratio=facts / base, peak_mb=round(peak, 1),
+       baseline="CPU s; ratios to `import sympy` in the same run")
 """
 for _name, _args in (("classify_relu", ["classify", "relu"]), ("classify_gelu", ["classify", "gelu"]),
                      ("classify_mish", ["classify", "z*tanh(softplus(z))"]), ("catalog", ["catalog"]),
@@ -293,12 +295,35 @@ def run(name: str, timeout: float) -> dict[str, object]:
     return {"case": name, "error": (proc.stderr.strip().splitlines() or ["no output"])[-1]}
 
 
+def _setting() -> str:
+    """Compile the package's bytecode (as `pip install` does) and describe the run's setting."""
+    import compileall
+    import importlib.util
+    import os
+    import platform
+    from pathlib import Path
+
+    # A source checkout under PYTHONDONTWRITEBYTECODE=1 would compile every module in every case
+    # (0.06 s of CPU): measure what an installed package does.
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    for package in ("symabsorb", "symabsorb.grammar", "symabsorb.theorems"):
+        spec = importlib.util.find_spec(package)
+        for folder in (spec.submodule_search_locations or []) if spec else []:
+            compileall.compile_dir(Path(folder), quiet=1)
+    threads = os.environ.get("OPENBLAS_NUM_THREADS") or os.environ.get("OMP_NUM_THREADS") or "default"
+    return (f"Setting: Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores; "
+            f"bytecode compiled; BLAS threads from the environment: {threads} (the float cases set their own, "
+            "shown in their rows); every case in a fresh process with an empty cache directory.")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--only", nargs="*", help="case names (default: all)")
     parser.add_argument("--quick", action="store_true", help="skip the slow baselines")
     args = parser.parse_args()
     names = args.only or [n for n in CASES if not (args.quick and "baseline" in n)]
+    print(_setting())
+    print()
     print("| case | seconds | other | peak MB | target / baseline |")
     print("|---|---|---|---|---|")
     for name in names:
