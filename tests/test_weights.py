@@ -280,6 +280,23 @@ def test_float_search_same_candidates_for_extreme_scales() -> None:
     assert np.allclose(extreme.units(extreme.c_hat), plain.units(plain.c_hat), rtol=0, atol=1e-9)
 
 
+def test_file_digest_follows_rewrites(tmp_path: Path) -> None:
+    """The per-process digest cache never returns the digest of earlier contents: a rewrite in place
+    with the same size, even with the mtime set back, gives the new digest."""
+    import hashlib
+    import os
+
+    from symabsorb.weights.certify import file_digest
+
+    path = tmp_path / "w.npz"
+    for content in (b"a" * 64, b"b" * 64, b"a" * 64):
+        with open(path, "r+b" if path.exists() else "wb") as fh:  # same inode, same size
+            fh.write(content)
+        os.utime(path, ns=(1_000_000_000, 1_000_000_000))  # mtime far in the past
+        assert file_digest(str(path)) == hashlib.sha256(content).hexdigest()
+        assert file_digest(str(path)) == hashlib.sha256(content).hexdigest()
+
+
 def test_exact_search_beyond_enumeration_finds_a_checked_set() -> None:
     require_module("scipy", "weights")
     from symabsorb.weights.search import MAX_ENUMERATION, exact_search

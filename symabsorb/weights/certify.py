@@ -573,15 +573,33 @@ def certificate_from_dict(data: dict[str, Any]) -> Certificate:
         raise CertificateError(f"malformed certificate: {type(err).__name__}: {err}") from err
 
 
+#: Digests already computed in this process, by (device, inode, size, mtime, ctime) of the opened file.
+_DIGESTS: dict[tuple[int, int, int, int, int], str] = {}
+
+
 def file_digest(path: str) -> str:
-    """SHA-256 of a weights file (regular files only, same size cap as the readers)."""
+    """SHA-256 of a weights file (regular files only, same size cap as the readers).
+
+    A file whose device, inode, size, mtime and ctime are unchanged is hashed once per process (six
+    layers of one 90 MB model file: one pass, not six). Only files last changed more than two seconds
+    before are remembered ("racy git"): file times are coarse, and a write in the same tick could
+    otherwise keep them; any later write or ``utime`` moves the ctime to a new, current value."""
+    import os
+    import time
     from pathlib import Path
 
     from ..paths import open_regular
     from .io import MAX_FILE_BYTES
 
-    h = hashlib.sha256()
     with open_regular(Path(path), None, "weights file", max_bytes=MAX_FILE_BYTES) as (fh, _size):
+        st = os.fstat(fh.fileno())
+        key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        if key in _DIGESTS:
+            return _DIGESTS[key]
+        h = hashlib.sha256()
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             h.update(chunk)
-    return h.hexdigest()
+    digest = h.hexdigest()
+    if max(st.st_mtime_ns, st.st_ctime_ns) < time.time_ns() - 2_000_000_000:
+        _DIGESTS[key] = digest
+    return digest
