@@ -8,10 +8,11 @@ key made of everything that can change it:
 * the command's arguments as parsed (``vars(args)``), the working directory, the spec list after
   glob expansion;
 * the code: a digest of every file of the installed ``symabsorb`` package (sources, grammar,
-  catalog, theorem files), the Python version, and each dependency's ``__init__`` file (content
-  and modification time: an upgrade rewrites it);
-* the terminal: whether standard output and error are terminals, the width, and the environment
-  variables that rendering reads (``COLUMNS``, ``NO_COLOR``, ``TERM``, ``SYMABSORB_*``);
+  catalog, theorem files), the Python version, each dependency's ``__init__`` file (content and
+  modification time) and the list of installed distributions (``sympy-1.14.0.dist-info``);
+* the terminal: whether standard output and error are terminals, their encodings, the width, and
+  the environment variables that rendering reads (``COLUMNS``, ``NO_COLOR``, ``TERM``, locale,
+  ``SYMABSORB_*``);
 * which optional packages are importable (a missing one changes formats and warnings).
 
 The files the command *read* (the spec, its imports, its weight files) are recorded with a SHA-256
@@ -55,7 +56,10 @@ COMMANDS = frozenset({"classify", "catalog", "facts", "graph", "prove"})
 _DEPENDENCIES = ("sympy", "flint", "mpmath", "lark", "networkx", "numpy", "scipy", "safetensors", "rich",
                  "matplotlib", "latex2mathml", "torch", "threadpoolctl")
 #: Environment variables that renderers or the engine read.
-_ENVIRONMENT = ("COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "TERM", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")
+_ENVIRONMENT = ("COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "TERM", "COLORTERM", "TERM_PROGRAM", "CLICOLOR",
+                "CLICOLOR_FORCE", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "JUPYTER_COLUMNS", "JUPYTER_LINES",
+                "PYTHONIOENCODING", "LANG", "LC_ALL", "LC_CTYPE", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
+                "MKL_NUM_THREADS")
 #: Outputs larger than this are not stored (the run is still correct, just not replayed).
 MAX_ENTRY_BYTES = 32 * 2**20
 
@@ -97,6 +101,7 @@ def _code_digest() -> str:
 
 def _dependencies() -> list[object]:
     out: list[object] = []
+    places: set[str] = set()
     for name in _DEPENDENCIES:
         try:
             spec = importlib.util.find_spec(name)
@@ -110,6 +115,14 @@ def _dependencies() -> list[object]:
         with open(origin, "rb") as fh:
             content = hashlib.sha256(fh.read()).hexdigest()
         out.append([name, origin, info.st_mtime_ns, info.st_size, content])
+        where = Path(origin).parent
+        places.add(str(where.parent if Path(origin).name.startswith("__init__.") else where))
+    # the installed distributions' names and versions (`sympy-1.14.0.dist-info`), wherever they live
+    for place in sorted(places):
+        try:
+            out.append([place, sorted(n for n in os.listdir(place) if n.endswith((".dist-info", ".egg-info")))])
+        except OSError:
+            out.append([place, None])
     return out
 
 
@@ -141,6 +154,7 @@ def key_for(command: str, args: dict[str, Any], specs: Sequence[str] = ()) -> st
         "specs": list(specs),
         "cwd": os.getcwd(),
         "tty": [_stream_is_tty(sys.stdout), _stream_is_tty(sys.stderr)],
+        "encoding": [getattr(sys.stdout, "encoding", None), getattr(sys.stderr, "encoding", None)],
         "size": list(shutil.get_terminal_size((100, 24))),
         "environment": sorted((k, v) for k, v in os.environ.items()
                               if k in _ENVIRONMENT or (k.startswith("SYMABSORB_") and k != "SYMABSORB_CACHE_DIR")),

@@ -157,9 +157,11 @@ def test_key_depends_on_what_the_output_depends_on(replaying: Path, monkeypatch:
     assert replay.key_for("classify", {"expr": "relu", "budget": 100.0}) == base
     assert replay.key_for("classify", {"expr": "relu", "budget": 50.0}) != base
     assert replay.key_for("classify", {"expr": "gelu", "budget": 100.0}) != base
-    monkeypatch.setenv("NO_COLOR", "1")
-    assert replay.key_for("classify", {"expr": "relu", "budget": 100.0}) != base
-    monkeypatch.delenv("NO_COLOR")
+    for variable in ("NO_COLOR", "LC_ALL", "COLORTERM", "SYMABSORB_REQUIRE_EXTRAS"):
+        with monkeypatch.context() as patch:
+            patch.setenv(variable, "replay-test")
+            assert replay.key_for("classify", {"expr": "relu", "budget": 100.0}) != base, variable
+    assert replay.key_for("classify", {"expr": "relu", "budget": 100.0}) == base
     monkeypatch.setitem(sys.modules, "rich", None)  # an optional package becomes unavailable
     assert replay.key_for("classify", {"expr": "relu", "budget": 100.0}) != base
 
