@@ -38,11 +38,17 @@ def polynomial_fact(expr: sp.Expr) -> PolynomialFact:
     if form is None:
         return PolynomialFact(unknown("the case splits of σ could not be decided exactly"), None, None)
     if form.is_single:
+        # The refutations first: they are cheap, and when one holds σ is no polynomial, so
+        # ``simplify`` (an identity) cannot turn it into one; it is only tried when none holds.
+        refutation = _refutation(expr)
+        if refutation is not None:
+            return refutation
         e = simplified(form.pieces[0].expr)
         if e.is_polynomial(Z):
             deg = sp.Poly(e, Z).degree() if e != 0 else 0
             return PolynomialFact(proved(Stage.STRUCTURAL, Step("σ simplifies to a polynomial", sp.expand(e))),
                                   True, int(deg))
+        return _NEITHER
     else:
         for b in form.breakpoints:
             state, left, value, right = jump_at(form, b)
@@ -57,6 +63,14 @@ def polynomial_fact(expr: sp.Expr) -> PolynomialFact:
                     return PolynomialFact(refuted(Stage.NUMERIC_REFUTATION, Step(
                         f"the pieces {sp.sstr(a.expr)} and {sp.sstr(b.expr)} meeting at {a.hi} are analytic on R and "
                         f"differ (at z = {w[0]}); a polynomial is a single analytic function")), False, None)
+    return _refutation(expr) or _NEITHER
+
+
+_NEITHER = PolynomialFact(unknown("neither a polynomial form nor a growth/Taylor contradiction was found"), None, None)
+
+
+def _refutation(expr: sp.Expr) -> PolynomialFact | None:
+    """A proof that σ is not a polynomial from its growth (finite differences, Taylor coefficients)."""
     growth = growth_fact(expr)
     if growth.degree_bound is not None:
         # A polynomial with |p(z)| <= C|z| at both ends has degree <= 1 (<= 0 when o(|z|)), so its
@@ -83,4 +97,4 @@ def polynomial_fact(expr: sp.Expr) -> PolynomialFact:
                                                    f"degree ≤ {bound}"),
                                               Step(f"but the z^{k} Taylor coefficient at 0 is nonzero", c)),
                                       False, None)
-    return PolynomialFact(unknown("neither a polynomial form nor a growth/Taylor contradiction was found"), None, None)
+    return None
