@@ -19,17 +19,25 @@ from .identity import exact_sign, find_nonconstant_points, find_nonzero_point, i
 from .identity import simplified as _simplified
 from .piecewise import compare, lt, piecewise_form
 
-__all__ = ["ParityFact", "ParitySplit", "Segment", "parity_fact", "parity_split"]
+__all__ = ["EvenPart", "ParityFact", "ParitySplit", "Segment", "parity_fact", "parity_split"]
 
 
 @dataclass(frozen=True)
 class Segment:
-    """On ``lo < z < hi`` (with ``0 <= lo``): even part ``even(z)`` and odd part ``odd(z)``."""
+    """On ``lo < z < hi`` (with ``0 <= lo``): even part ``even(z)`` and odd part ``odd(z)``.
+
+    The even part is normalised only when asked for (``even``): most proofs need only the odd
+    part, and ``simplify`` on the even part cost more than all other facts together (GELU)."""
 
     lo: sp.Expr
     hi: sp.Expr
-    even: sp.Expr
+    even_raw: sp.Expr  # (σ(z) + σ(−z))/2 as built, before normalisation
     odd: sp.Expr
+    simplify: bool = True
+
+    @property
+    def even(self) -> sp.Expr:
+        return _simplified(self.even_raw) if self.simplify else _cheap(self.even_raw)
 
 
 @dataclass(frozen=True)
@@ -84,9 +92,8 @@ def parity_split(expr: sp.Expr, simplify: bool = True) -> ParitySplit | None:
         return None
     mirrored = expr.xreplace({Z: -Z})
     if form.is_single:
-        even = simplified((expr + mirrored) / 2)
         odd = simplified((expr - mirrored) / 2)
-        return ParitySplit((Segment(sp.S.Zero, sp.oo, even, odd),), (), True)
+        return ParitySplit((Segment(sp.S.Zero, sp.oo, (expr + mirrored) / 2, odd, simplify),), (), True)
     pos = form.restricted(sp.S.Zero, sp.oo)
     neg = [(-p.hi, -p.lo, p.expr.xreplace({Z: -Z})) for p in reversed(form.restricted(-sp.oo, sp.S.Zero))]
     cuts = sorted({p.hi for p in pos[:-1]} | {n[1] for n in neg[:-1]}, key=functools.cmp_to_key(compare))
@@ -96,7 +103,7 @@ def parity_split(expr: sp.Expr, simplify: bool = True) -> ParitySplit | None:
         mid = a + 1 if b == sp.oo else (a + b) / 2
         ep = next(p.expr for p in pos if p.contains(mid))
         en = next(e for lo, hi, e in neg if lt(lo, mid) and lt(mid, hi))
-        segments.append(Segment(a, b, simplified((ep + en) / 2), simplified((ep - en) / 2)))
+        segments.append(Segment(a, b, (ep + en) / 2, simplified((ep - en) / 2), simplify))
     points = []
     for b in cuts:
         vp, vn = simplified(expr.xreplace({Z: b})), simplified(expr.xreplace({Z: -b}))
@@ -109,15 +116,36 @@ def _cheap(e: sp.Expr) -> sp.Expr:
 
 
 @dataclass(frozen=True)
+class EvenPart:
+    """The even part of a split, assembled (and simplified) when first read: it is shown, never
+    used by a proof, so a run that does not show it does not pay for it."""
+
+    split: ParitySplit
+
+    def value(self) -> sp.Expr:
+        return _even_expr(self.split)
+
+
+@functools.lru_cache(maxsize=512)
+def _even_expr(split: ParitySplit) -> sp.Expr:
+    return split.even_expr()
+
+
+@dataclass(frozen=True)
 class ParityFact:
     """Whether the odd part is exactly ``c·z`` (``evidence``), the parts, and the symmetry."""
 
     evidence: Evidence
-    even_part: sp.Expr | None
+    even_source: sp.Expr | EvenPart | None  # read it as ``even_part``
     odd_part: sp.Expr | None
     odd_linear_constant: sp.Expr | None
     symmetry: str | None  # "even", "odd", "neither" or None (unknown)
     symmetry_evidence: Evidence
+
+    @property
+    def even_part(self) -> sp.Expr | None:
+        src = self.even_source
+        return src.value() if isinstance(src, EvenPart) else src
 
 
 def _odd_ratio_numeric(expr: sp.Expr) -> sp.Expr:
@@ -208,4 +236,4 @@ def parity_fact(expr: sp.Expr) -> ParityFact:
     if split is None:
         return ParityFact(evidence, None, None, c, symmetry, sym_evidence)
     odd = c * Z if c is not None else split.odd_expr()
-    return ParityFact(evidence, split.even_expr(), odd, c, symmetry, sym_evidence)
+    return ParityFact(evidence, EvenPart(split), odd, c, symmetry, sym_evidence)
