@@ -107,11 +107,25 @@ def test_large_witness_matrices_are_not_repeated_in_json() -> None:
     assert out["W_up"] is None and out["index_set"] == [0, 1] and "absorb" in out["omitted"]
 
 
-def test_parser_tables_are_cached_and_a_damaged_file_is_rebuilt(tmp_path: Path) -> None:
+def test_parser_tables_are_cached_and_a_damaged_file_is_rebuilt(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from symabsorb.dsl import lalr_tables, parser
+
     out = _run(["classify", "relu"], tmp_path)
-    (tables,) = sorted(tmp_path.glob("parser-*.lark"))
-    tables.write_bytes(b"garbage")
-    assert _run(["classify", "relu"], tmp_path) == out
-    assert tables.read_bytes() != b"garbage"  # rewritten
+    assert not sorted(tmp_path.glob("parser-*.lark"))  # the shipped tables were used
+    # another Lark version (the shipped tables do not fit): built once, kept in the cache
+    monkeypatch.setenv("SYMABSORB_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(lalr_tables, "KEY", "from another lark")
+    parser.get_parser.cache_clear()
+    try:
+        first = parser.get_parser()
+        (tables,) = sorted(tmp_path.glob("parser-*.lark"))
+        tables.write_bytes(b"garbage")
+        parser.get_parser.cache_clear()
+        assert parser.get_parser().parse("z*2", start="expr") == first.parse("z*2", start="expr")
+        assert tables.read_bytes() != b"garbage"  # rewritten
+    finally:
+        parser.get_parser.cache_clear()
+    assert out
     _run(["classify", "relu", "--no-cache"], tmp_path / "off")
     assert not (tmp_path / "off").exists()
