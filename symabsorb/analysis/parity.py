@@ -26,18 +26,22 @@ __all__ = ["EvenPart", "ParityFact", "ParitySplit", "Segment", "parity_fact", "p
 class Segment:
     """On ``lo < z < hi`` (with ``0 <= lo``): even part ``even(z)`` and odd part ``odd(z)``.
 
-    The even part is normalised only when asked for (``even``): most proofs need only the odd
-    part, and ``simplify`` on the even part cost more than all other facts together (GELU)."""
+    Each part is normalised only when asked for (``even``, ``odd``): most proofs need one of the
+    two, and ``simplify`` on the even part cost more than all other facts together (GELU)."""
 
     lo: sp.Expr
     hi: sp.Expr
     even_raw: sp.Expr  # (σ(z) + σ(−z))/2 as built, before normalisation
-    odd: sp.Expr
+    odd_raw: sp.Expr  # (σ(z) − σ(−z))/2
     simplify: bool = True
 
     @property
     def even(self) -> sp.Expr:
         return _simplified(self.even_raw) if self.simplify else _cheap(self.even_raw)
+
+    @property
+    def odd(self) -> sp.Expr:
+        return _simplified(self.odd_raw) if self.simplify else _cheap(self.odd_raw)
 
 
 @dataclass(frozen=True)
@@ -92,8 +96,8 @@ def parity_split(expr: sp.Expr, simplify: bool = True) -> ParitySplit | None:
         return None
     mirrored = expr.xreplace({Z: -Z})
     if form.is_single:
-        odd = simplified((expr - mirrored) / 2)
-        return ParitySplit((Segment(sp.S.Zero, sp.oo, (expr + mirrored) / 2, odd, simplify),), (), True)
+        return ParitySplit((Segment(sp.S.Zero, sp.oo, (expr + mirrored) / 2, (expr - mirrored) / 2, simplify),), (),
+                           True)
     pos = form.restricted(sp.S.Zero, sp.oo)
     neg = [(-p.hi, -p.lo, p.expr.xreplace({Z: -Z})) for p in reversed(form.restricted(-sp.oo, sp.S.Zero))]
     cuts = sorted({p.hi for p in pos[:-1]} | {n[1] for n in neg[:-1]}, key=functools.cmp_to_key(compare))
@@ -103,7 +107,7 @@ def parity_split(expr: sp.Expr, simplify: bool = True) -> ParitySplit | None:
         mid = a + 1 if b == sp.oo else (a + b) / 2
         ep = next(p.expr for p in pos if p.contains(mid))
         en = next(e for lo, hi, e in neg if lt(lo, mid) and lt(mid, hi))
-        segments.append(Segment(a, b, (ep + en) / 2, simplified((ep - en) / 2), simplify))
+        segments.append(Segment(a, b, (ep + en) / 2, (ep - en) / 2, simplify))
     points = []
     for b in cuts:
         vp, vn = simplified(expr.xreplace({Z: b})), simplified(expr.xreplace({Z: -b}))

@@ -325,23 +325,10 @@ def _kinks(form: PiecewiseForm) -> tuple[list[sp.Expr], Step | None]:
 
 def _part_polynomial(expr: sp.Expr, which: str, n: int, sides: tuple[tuple[sp.Expr, ...], tuple[sp.Expr, ...]] | None,
                      coeffs: tuple[sp.Expr, ...] | None) -> tuple[Status, sp.Expr | None, str]:
-    """Is the even (``which = "e"``) or odd (``"o"``) part of σ a polynomial? With the polynomial."""
-    split = parity_split(expr)
-    if split is not None:
-        parts = [s.even if which == "e" else s.odd for s in split.segments]
-        base = sp.expand(parts[0])
-        if base.is_polynomial(Z) and all(prove_zero(p - base) for p in parts[1:]):
-            sign = 1 if which == "e" else -1
-            parity_ok = prove_zero(base.xreplace({Z: -Z}) - sign * base)
-            at_points = all(prove_zero((pe if which == "e" else po) - base.xreplace({Z: b}))
-                            for b, pe, po in split.points)
-            at_zero = which == "o" or prove_zero(expr.xreplace({Z: sp.S.Zero}) - base.xreplace({Z: sp.S.Zero}))
-            if parity_ok and at_points and at_zero:
-                return Status.PROVED, base, "simplifies to one polynomial on every segment and at every breakpoint"
-    if which == "o":
-        par = parity_fact(expr)
-        if par.evidence.proved and par.odd_linear_constant is not None:
-            return Status.PROVED, par.odd_linear_constant * Z, "the odd part is exactly c·z (parity fact)"
+    """Is the even (``which = "e"``) or odd (``"o"``) part of σ a polynomial? With the polynomial.
+
+    The exact refutations (Taylor coefficients) come first: they are cheap, and where one holds no
+    simplification can show the part a polynomial."""
     name = "even" if which == "e" else "odd"
     if coeffs is not None:
         for k in range(n + 1, len(coeffs)):
@@ -358,6 +345,22 @@ def _part_polynomial(expr: sp.Expr, which: str, n: int, sides: tuple[tuple[sp.Ex
                 why = f"k > N = {n}" if k > n else f"k = {k} has the wrong parity for an {name} polynomial"
                 return Status.REFUTED, None, (f"its right-hand Taylor coefficient at 0 of order {k} is nonzero "
                                               f"({sp.sstr(simplified(ck))}) and {why}")
+    split = parity_split(expr)
+    if split is not None:
+        parts = [s.even if which == "e" else s.odd for s in split.segments]
+        base = sp.expand(parts[0])
+        if base.is_polynomial(Z) and all(prove_zero(p - base) for p in parts[1:]):
+            sign = 1 if which == "e" else -1
+            parity_ok = prove_zero(base.xreplace({Z: -Z}) - sign * base)
+            at_points = all(prove_zero((pe if which == "e" else po) - base.xreplace({Z: b}))
+                            for b, pe, po in split.points)
+            at_zero = which == "o" or prove_zero(expr.xreplace({Z: sp.S.Zero}) - base.xreplace({Z: sp.S.Zero}))
+            if parity_ok and at_points and at_zero:
+                return Status.PROVED, base, "simplifies to one polynomial on every segment and at every breakpoint"
+    if which == "o":
+        par = parity_fact(expr)
+        if par.evidence.proved and par.odd_linear_constant is not None:
+            return Status.PROVED, par.odd_linear_constant * Z, "the odd part is exactly c·z (parity fact)"
     return Status.UNKNOWN, None, f"the {name} part of σ is neither shown a polynomial nor refuted"
 
 
