@@ -373,10 +373,14 @@ def _progress_bar(total: int) -> Callable[[int, int, str], None] | None:
     if total < 4 or not sys.stderr.isatty():
         return None
     try:
+        from rich.console import Console
         from rich.progress import Progress
     except ImportError:
         return None
-    progress = Progress(transient=True)
+    from .replay import unrecorded
+
+    # On standard error, and never recorded for replay (a replay has nothing to wait for).
+    progress = Progress(transient=True, console=Console(file=unrecorded(sys.stderr)))
     task = progress.add_task("proving", total=total)
     progress.start()
 

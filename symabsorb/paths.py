@@ -31,6 +31,7 @@ __all__ = [
     "OutputError",
     "check_output",
     "confine",
+    "note_checked",
     "observe",
     "open_regular",
     "read_input",
@@ -41,14 +42,17 @@ __all__ = [
 PARTIAL_MARK = ".symabsorb-partial-"
 
 
-#: Called with ("read", path) for every input file opened and ("write", path) for every output
-#: written; :mod:`symabsorb.replay` listens while it records a command.
-_observers: list[Callable[[str, Path], None]] = []
+#: Told about every input a command depends on; :mod:`symabsorb.replay` listens while it records a
+#: command. Events: ``("resolve", name, resolved path)`` when :func:`confine` follows a name,
+#: ``("check", path, None)`` when a file's existence and kind were checked, ``("read", path, fd)``
+#: when a file is opened for reading (the open descriptor: what is read is what is hashed) and
+#: ``("write", path, temporary path)`` just before an output replaces ``path``.
+_observers: list[Callable[[str, Path, object], None]] = []
 
 
 @contextlib.contextmanager
-def observe(callback: Callable[[str, Path], None]) -> Iterator[None]:
-    """Call ``callback(event, path)`` for each file read or written inside the ``with``."""
+def observe(callback: Callable[[str, Path, object], None]) -> Iterator[None]:
+    """Call ``callback(event, path, detail)`` for each input and output inside the ``with``."""
     _observers.append(callback)
     try:
         yield
@@ -56,9 +60,14 @@ def observe(callback: Callable[[str, Path], None]) -> Iterator[None]:
         _observers.remove(callback)
 
 
-def _notify(event: str, path: Path) -> None:
+def _notify(event: str, path: Path, detail: object = None) -> None:
     for callback in list(_observers):
-        callback(event, path)
+        callback(event, path, detail)
+
+
+def note_checked(path: Path) -> None:
+    """Tell observers that an answer depends on ``path``'s existence and kind (not its content)."""
+    _notify("check", path)
 
 
 class InputError(SpecError):
@@ -96,6 +105,7 @@ def confine(base: Path, name: str, root: Path | None, span: Span | None, what: s
     except (OSError, RuntimeError) as err:  # a symlink loop
         raise InputError(f"cannot follow {what} `{name}`", span, f"`{name}`", "a readable file",
                          str(getattr(err, "strerror", None) or "a symbolic-link loop")) from None
+    _notify("resolve", target, resolved)
     if root is None or current().allow_outside:
         return resolved
     root = root.resolve()
@@ -139,7 +149,7 @@ def open_regular(path: Path, span: Span | None = None, what: str = "file",
     except BaseException:
         os.close(fd)
         raise
-    _notify("read", path)
+    _notify("read", path, fh.fileno())
     with fh:
         yield fh, info.st_size
 
@@ -242,8 +252,8 @@ def write_output(path: Path, write: Callable[[Path], None] | bytes | str, protec
             os.chmod(tmp, mode)
             # Checked again just before the swap: the target may have become something else.
             check_output(path, protect)
+            _notify("write", path, tmp)
             os.replace(tmp, path)
-            _notify("write", path)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)

@@ -12,21 +12,29 @@ key made of everything that can change it:
   modification time) and the list of installed distributions (``sympy-1.14.0.dist-info``);
 * the terminal: whether standard output and error are terminals, their encodings, the width, and
   the environment variables that rendering reads (``COLUMNS``, ``NO_COLOR``, ``TERM``, locale,
-  ``SYMABSORB_*``);
+  warning filters, SymPy's and matplotlib's settings, ``SYMABSORB_*``), and the content of any
+  ``matplotlibrc`` matplotlib would read;
 * which optional packages are importable (a missing one changes formats and warnings).
 
-The files the command *read* (the spec, its imports, its weight files) are recorded with a SHA-256
-of their content when they are read (:func:`symabsorb.paths.observe`) and checked again before any
-replay: an edited import or weights file is a miss, never a stale answer.
+Everything the command depended on in the file system is recorded as it happens
+(:func:`symabsorb.paths.observe`) and checked again before any replay: each file it read (its
+SHA-256 taken from the very descriptor it read, with its size and kind), each file whose existence
+it checked (a declared weights file), and where each name it confined to the spec's tree led (a
+re-pointed link is a miss, and the fresh run confines it again). Lookups open files like the
+command does (non-blocking, regular files only, the size compared before hashing), so a FIFO or a
+device in place of an input cannot hang them. The bytes of an ``-o`` file are taken from the
+command's own temporary file before it replaces the target; a stored output whose target may no
+longer be written (it became an input, a link to one, a directory) is a miss, so the fresh run
+refuses in its own words.
 
 Nothing is stored when the command failed (exit code 2 or 3), ran out of any time budget (a fact
-that became ``unknown (timeout)`` depends on the machine, not on the input), read standard input,
-or was given ``--theorems`` (a directory whose listing is not tracked). ``--no-cache`` or
-``SYMABSORB_NO_CACHE=1`` turns replay off together with the facts cache; ``SYMABSORB_NO_REPLAY=1``
-turns off only replay (the test suite does, so that a monkeypatched run is never answered from
-an earlier one). Entries are JSON files in
-``replay/`` under the user's cache directory (:mod:`symabsorb.userdirs`), written atomically;
-deleting them is always safe.
+that became ``unknown (timeout)`` depends on the machine, not on the input), saw an input change
+while it ran, read standard input, or was given ``--theorems`` (a directory whose listing is not
+tracked). ``--no-cache`` or ``SYMABSORB_NO_CACHE=1`` turns replay off together with the facts
+cache; ``SYMABSORB_NO_REPLAY=1`` turns off only replay (the test suite does, so that a
+monkeypatched run is never answered from an earlier one). Entries are JSON files in ``replay/``
+under the user's cache directory (:mod:`symabsorb.userdirs`), written atomically; deleting them is
+always safe; a damaged one is a miss.
 """
 
 from __future__ import annotations
@@ -36,6 +44,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import stat
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -44,12 +53,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .budget import timeouts
-from .paths import observe, write_output
+from .paths import check_output, observe, write_output
 from .userdirs import cache_dir, cache_enabled, write_atomically
 
-__all__ = ["COMMANDS", "Recording", "key_for", "lookup", "record", "replay", "store"]
+__all__ = ["COMMANDS", "Recording", "key_for", "lookup", "record", "replay", "store", "unrecorded"]
 
-FORMAT = 1
+FORMAT = 2
 #: The commands whose output is a function of their arguments, input files and code.
 COMMANDS = frozenset({"classify", "catalog", "facts", "graph", "prove"})
 #: Dependencies whose version can change an answer or a rendering.
@@ -59,7 +68,24 @@ _DEPENDENCIES = ("sympy", "flint", "mpmath", "lark", "networkx", "numpy", "scipy
 _ENVIRONMENT = ("COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "TERM", "COLORTERM", "TERM_PROGRAM", "CLICOLOR",
                 "CLICOLOR_FORCE", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "JUPYTER_COLUMNS", "JUPYTER_LINES",
                 "PYTHONIOENCODING", "LANG", "LC_ALL", "LC_CTYPE", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
-                "MKL_NUM_THREADS")
+                "MKL_NUM_THREADS", "PYTHONWARNINGS", "SYMPY_GROUND_TYPES", "SYMPY_USE_CACHE", "SYMPY_DEBUG",
+                "MPLCONFIGDIR", "MATPLOTLIBRC", "MPLBACKEND", "XDG_CONFIG_HOME", "HOME")
+
+
+def _settings_files() -> list[object]:
+    """Configuration files that change a rendering (matplotlib's, for the plots): content hashes."""
+    home = Path(os.environ.get("HOME") or "~").expanduser()
+    config = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+    candidates = [Path("matplotlibrc"), config / "matplotlib" / "matplotlibrc", home / ".matplotlib" / "matplotlibrc"]
+    for variable in ("MATPLOTLIBRC", "MPLCONFIGDIR"):
+        if os.environ.get(variable):
+            where = Path(os.environ[variable])
+            candidates += [where, where / "matplotlibrc"]
+    out: list[object] = []
+    for path in candidates:
+        state = _state_of(str(path), content=True) if path.is_file() else None
+        out.append([str(path), state])
+    return out
 #: Outputs larger than this are not stored (the run is still correct, just not replayed).
 MAX_ENTRY_BYTES = 32 * 2**20
 
@@ -143,6 +169,10 @@ def key_for(command: str, args: dict[str, Any], specs: Sequence[str] = ()) -> st
 
     from . import __version__
 
+    try:
+        cwd = os.getcwd()
+    except OSError:  # the working directory was deleted: relative paths mean nothing to a key
+        return None
     described = {
         "format": FORMAT,
         "version": __version__,
@@ -152,7 +182,9 @@ def key_for(command: str, args: dict[str, Any], specs: Sequence[str] = ()) -> st
         "command": command,
         "args": sorted((k, repr(v)) for k, v in args.items() if k not in {"func", "no_cache"}),
         "specs": list(specs),
-        "cwd": os.getcwd(),
+        "cwd": cwd,
+        "warnings": list(sys.warnoptions),
+        "settings": _settings_files(),
         "tty": [_stream_is_tty(sys.stdout), _stream_is_tty(sys.stderr)],
         "encoding": [getattr(sys.stdout, "encoding", None), getattr(sys.stderr, "encoding", None)],
         "size": list(shutil.get_terminal_size((100, 24))),
@@ -167,46 +199,111 @@ def _entry_path(key: str) -> Path:
     return cache_dir() / "replay" / key[:2] / f"{key}.json"
 
 
-def _sha256_of(path: str) -> str | None:
+def _sha256_of_fd(fd: int) -> str:
+    """SHA-256 of an open file's whole content, read with ``pread`` (the file offset is untouched)."""
     h = hashlib.sha256()
+    offset = 0
+    while True:
+        block = os.pread(fd, 1 << 20, offset)
+        if not block:
+            return h.hexdigest()
+        h.update(block)
+        offset += len(block)
+
+
+def _kind(mode: int) -> str:
+    return "file" if stat.S_ISREG(mode) else "directory" if stat.S_ISDIR(mode) else "other"
+
+
+def _state_of(name: str, content: bool) -> dict[str, object]:
+    """What a replay depends on about one input now: where its name leads, its kind and, for a
+    regular file read by the command, its size and SHA-256 (opened like :func:`open_regular`:
+    non-blocking, regular files only, so a FIFO or a device can never hang a lookup)."""
+    state: dict[str, object] = {"real": os.path.realpath(name)}
     try:
-        with open(path, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                h.update(block)
+        fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except FileNotFoundError:
+        state["kind"] = "missing"
+        return state
     except OSError:
-        return None
-    return h.hexdigest()
+        state["kind"] = "unreadable"
+        return state
+    try:
+        info = os.fstat(fd)
+        state["kind"] = _kind(info.st_mode)
+        if content and state["kind"] == "file":
+            state["size"] = info.st_size
+            state["sha256"] = _sha256_of_fd(fd)
+    finally:
+        os.close(fd)
+    return state
+
+
+def _same_state(name: str, recorded: dict[str, object]) -> bool:
+    now = _state_of(name, content=False)
+    if now != {k: recorded.get(k) for k in now}:
+        return False
+    if "sha256" not in recorded:
+        return True
+    try:
+        fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError:
+        return False
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size != recorded.get("size"):
+            return False  # checked before hashing: a grown file is never read in full
+        return _sha256_of_fd(fd) == recorded["sha256"]
+    finally:
+        os.close(fd)
 
 
 @dataclass
 class Recording:
-    """What one command printed, read and wrote, in order."""
+    """What one command printed, depended on and wrote, in order."""
 
     chunks: list[tuple[int, str]] = field(default_factory=list)  # (1 stdout | 2 stderr, text)
-    reads: dict[str, str | None] = field(default_factory=dict)  # absolute path -> SHA-256 when read
-    writes: list[str] = field(default_factory=list)  # output paths as given (relative to the cwd)
+    inputs: dict[str, dict[str, object]] = field(default_factory=dict)  # absolute name -> its state
+    resolved: dict[str, str] = field(default_factory=dict)  # a name followed by `confine` -> where it led
+    outputs: list[tuple[str, bytes]] = field(default_factory=list)  # (-o path as given, the bytes written)
+    unstable: bool = False  # an input read twice with different content
     timeouts_before: int = field(default_factory=timeouts)  # any time budget that runs out: not stored
 
-    def on_file(self, event: str, path: Path) -> None:
-        if event == "read":
-            name = str(path.absolute())
-            self.reads.setdefault(name, _sha256_of(name))
-        elif event == "write" and str(path) not in self.writes:
-            self.writes.append(str(path))
+    def on_file(self, event: str, path: Path, detail: object) -> None:
+        name = str(path.absolute())
+        if event == "read" and isinstance(detail, int):
+            info = os.fstat(detail)  # the descriptor the command reads: what is hashed is what is read
+            state = {"real": os.path.realpath(name), "kind": _kind(info.st_mode), "size": info.st_size,
+                     "sha256": _sha256_of_fd(detail)}
+            if self.inputs.get(name, state).get("sha256", state["sha256"]) != state["sha256"]:
+                self.unstable = True
+            self.inputs[name] = state
+        elif event == "check":
+            self.inputs.setdefault(name, _state_of(name, content=False))
+        elif event == "resolve":
+            self.resolved.setdefault(name, str(detail))
+        elif event == "write" and isinstance(detail, Path):
+            self.outputs = [(n, d) for n, d in self.outputs if n != str(path)]
+            self.outputs.append((str(path), detail.read_bytes()))  # our own temporary file, before the swap
 
 
 class _Tee:
     """A text stream that passes everything through and keeps a copy (terminal checks delegate)."""
 
     def __init__(self, inner: TextIO, number: int, recording: Recording) -> None:
-        self._inner, self._number, self._recording = inner, number, recording
+        self.inner, self._number, self._recording = inner, number, recording
 
     def write(self, text: str) -> int:
         self._recording.chunks.append((self._number, text))
-        return self._inner.write(text)
+        return self.inner.write(text)
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
+        return getattr(self.inner, name)
+
+
+def unrecorded(stream: TextIO) -> TextIO:
+    """The stream itself, not its recorded copy: for what must not be replayed (progress bars)."""
+    return stream.inner if isinstance(stream, _Tee) else stream
 
 
 @contextmanager
@@ -223,25 +320,27 @@ def record() -> Iterator[Recording]:
         sys.stdout, sys.stderr = out, err
 
 
+def _unchanged(inputs: dict[str, dict[str, object]], resolved: dict[str, str]) -> bool:
+    for name, target in resolved.items():
+        try:
+            if str(Path(name).resolve()) != target:
+                return False
+        except (OSError, RuntimeError):
+            return False
+    return all(_same_state(name, state) for name, state in inputs.items())
+
+
 def store(key: str, recording: Recording, exit_code: int) -> None:
     """Keep a finished command's output for replay (only complete, load-independent runs)."""
-    if exit_code not in (0, 1) or timeouts() != recording.timeouts_before:
+    if exit_code not in (0, 1) or timeouts() != recording.timeouts_before or recording.unstable:
         return
-    if any(v is None or _sha256_of(k) != v for k, v in recording.reads.items()):
-        return  # a file changed while the command ran
-    files = []
-    total = sum(len(t) for _, t in recording.chunks)
-    for name in recording.writes:
-        try:
-            data = Path(name).read_bytes()
-        except OSError:
-            return
-        total += len(data)
-        files.append([name, data.decode("latin-1")])
+    if not _unchanged(recording.inputs, recording.resolved):
+        return  # an input changed while the command ran
+    total = sum(len(t) for _, t in recording.chunks) + sum(len(d) for _, d in recording.outputs)
     if total > MAX_ENTRY_BYTES:
         return
-    entry = {"format": FORMAT, "exit": exit_code, "chunks": recording.chunks, "reads": recording.reads,
-             "files": files}
+    entry = {"format": FORMAT, "exit": exit_code, "chunks": recording.chunks, "inputs": recording.inputs,
+             "resolved": recording.resolved, "files": [[n, d.decode("latin-1")] for n, d in recording.outputs]}
     write_atomically(_entry_path(key), json.dumps(entry, ensure_ascii=True).encode("ascii"))
 
 
@@ -249,30 +348,51 @@ def store(key: str, recording: Recording, exit_code: int) -> None:
 class Replay:
     exit: int
     chunks: tuple[tuple[int, str], ...]
-    reads: tuple[str, ...]
+    protect: tuple[Path, ...]  # every input: an output may never replace one
     files: tuple[tuple[str, bytes], ...]
 
 
+def _valid_entry(entry: object) -> bool:
+    if not isinstance(entry, dict) or entry.get("format") != FORMAT or entry.get("exit") not in (0, 1):
+        return False
+    chunks, files = entry.get("chunks"), entry.get("files")
+    inputs, resolved = entry.get("inputs"), entry.get("resolved")
+    return (isinstance(chunks, list) and all(isinstance(c, list) and len(c) == 2 and c[0] in (1, 2)
+                                             and isinstance(c[1], str) for c in chunks)
+            and isinstance(files, list) and all(isinstance(f, list) and len(f) == 2 and isinstance(f[0], str)
+                                                and isinstance(f[1], str) and f[0] and "\0" not in f[0]
+                                                for f in files)
+            and isinstance(inputs, dict) and all(isinstance(v, dict) and "\0" not in k for k, v in inputs.items())
+            and isinstance(resolved, dict) and all(isinstance(v, str) and "\0" not in k + v
+                                                   for k, v in resolved.items()))
+
+
 def lookup(key: str) -> Replay | None:
-    """The stored run for ``key`` if every file it read still has the same content."""
+    """The stored run for ``key`` if every input it depended on is as it was and every output it
+    wrote may still be written; otherwise ``None`` (the command runs, and a fresh run gives any
+    refusal in its own words)."""
     try:
         entry = json.loads(_entry_path(key).read_bytes())
-        if entry.get("format") != FORMAT:
+        if not _valid_entry(entry) or not _unchanged(entry["inputs"], entry["resolved"]):
             return None
-        reads = entry["reads"]
-        for name, digest in reads.items():
-            if _sha256_of(name) != digest:
-                return None
-        return Replay(int(entry["exit"]), tuple((int(n), str(t)) for n, t in entry["chunks"]), tuple(reads),
-                      tuple((str(n), str(d).encode("latin-1")) for n, d in entry["files"]))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return None  # missing, damaged or from another version: run the command
+        protect = tuple(Path(p) for p in [*entry["inputs"], *entry["resolved"]])
+        files = tuple((str(n), str(d).encode("latin-1")) for n, d in entry["files"])
+        for name, _data in files:
+            check_output(Path(name), protect)
+        return Replay(entry["exit"], tuple((n, t) for n, t in entry["chunks"]), protect, files)
+    except Exception:  # missing, damaged, from another version, or an output now refused: run the command
+        return None
 
 
 def replay(entry: Replay) -> int:
     """Write the stored output again: files first (with the same protections), then the streams."""
     for name, data in entry.files:
-        write_output(Path(name), data, protect=[Path(p) for p in entry.reads])
+        write_output(Path(name), data, protect=entry.protect)
     for number, text in entry.chunks:
         (sys.stdout if number == 1 else sys.stderr).write(text)
     return entry.exit
+
+
+# Not covered (documented limits): an edit inside an installed dependency that changes neither its
+# ``__init__`` file nor its distribution version; the machine itself (a cache directory shared
+# between different machines over a network file system). Progress bars are not recorded.

@@ -174,3 +174,126 @@ def test_the_code_digest_covers_theorems_and_grammar() -> None:
     for package in (symabsorb.theorems, symabsorb.grammar):
         where = Path(next(iter(package.__path__))).resolve()
         assert any(folder == where or folder in where.parents for folder in replay._code_folders()), where
+
+
+# ---- found by an adversarial review ------------------------------------------------------------
+
+
+def test_the_output_stored_is_the_bytes_this_run_wrote(replaying: Path, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    # another process rewrote -o's file between the write and the store: the other report was
+    # stored under this run's key
+    (tmp_path / "s.absorb").write_text("classify relu\n")
+    out = tmp_path / "r.md"
+    real_store = replay.store
+
+    def another_writer_first(*args: object) -> None:
+        out.write_text("# somebody else's report\n")
+        real_store(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(replay, "store", another_writer_first)
+    assert cli.main(["prove", str(tmp_path / "s.absorb"), "-o", str(out)]) == 0
+    monkeypatch.setattr(replay, "store", real_store)
+    out.unlink()
+    assert cli.main(["prove", str(tmp_path / "s.absorb"), "-o", str(out)]) == 0
+    assert "relu" in out.read_text() and "somebody" not in out.read_text()
+
+
+def test_what_is_hashed_is_what_was_read(tmp_path: Path) -> None:
+    # the file swapped by name between the open and the hash: the hash must be the read content's
+    spec = tmp_path / "s.absorb"
+    spec.write_text("classify relu\n")
+    recording = replay.Recording()
+    with open(spec, "rb") as fh:
+        (tmp_path / "new").write_text("classify tanh\n")
+        os.replace(tmp_path / "new", spec)
+        recording.on_file("read", spec, fh.fileno())
+        assert fh.read() == b"classify relu\n"
+    assert not replay._unchanged(recording.inputs, recording.resolved)  # so it is never stored
+
+
+def _weights_spec(work: Path) -> None:
+    np = pytest.importorskip("numpy")
+    np.savez(work / "w.npz", W_up=np.array([[1.0, 0], [0, 1], [1, 1]]), W_down=np.array([[1.0, 0, 2], [0, 1, 1]]))
+    np.savez(work / "w2.npz", W_up=np.array([[1.0, 0], [0, 1], [1, 1]]), W_down=np.array([[1.0, 0, 2], [0, 1, 1]]))
+    (work / "s.absorb").write_text('block a { activation: relu weights: "w.npz" }\n'
+                                   'block b { activation: relu weights: "w2.npz" }\nabsorb a\n')
+
+
+def test_a_weights_file_only_checked_for_existence_is_tracked(tmp_path: Path) -> None:
+    cache, work = tmp_path / "cache", tmp_path / "work"
+    work.mkdir()
+    _weights_spec(work)
+    first = _run(["prove", "s.absorb"], cache, cwd=work)
+    assert first.returncode == 0, first.stderr
+    (work / "w2.npz").rename(work / "w2.bak")  # not read by `absorb a`, but checked
+    again = _run(["prove", "s.absorb"], cache, cwd=work)
+    assert again.returncode == 2 and "w2.npz" in again.stderr
+
+
+def test_a_repointed_link_is_confined_again(tmp_path: Path) -> None:
+    cache, work, outside = tmp_path / "cache", tmp_path / "proj", tmp_path / "outside"
+    work.mkdir()
+    outside.mkdir()
+    (work / "real.absorb").write_text("activation mine(z) = max(0, z)\n")
+    (outside / "lib.absorb").write_text("activation mine(z) = max(0, z)\n")  # the same content
+    (work / "lib.absorb").symlink_to("real.absorb")
+    (work / "s.absorb").write_text('import "lib.absorb"\nclassify mine\n')
+    assert _run(["prove", "proj/s.absorb"], cache, cwd=tmp_path).returncode == 0
+    (work / "lib.absorb").unlink()
+    (work / "lib.absorb").symlink_to("../outside/lib.absorb")
+    again = _run(["prove", "proj/s.absorb"], cache, cwd=tmp_path)
+    assert again.returncode == 2 and "outside the spec's directory" in again.stderr
+
+
+def test_an_input_that_became_a_fifo_does_not_hang_the_lookup(tmp_path: Path) -> None:
+    cache, work = tmp_path / "cache", tmp_path / "proj"
+    work.mkdir()
+    (work / "lib.absorb").write_text("activation mine(z) = max(0, z)\n")
+    (work / "s.absorb").write_text('import "lib.absorb"\nclassify mine\n')
+    assert _run(["prove", "s.absorb"], cache, cwd=work).returncode == 0
+    (work / "lib.absorb").unlink()
+    os.mkfifo(work / "lib.absorb")
+    full = {**os.environ, "SYMABSORB_CACHE_DIR": str(cache)}
+    full.pop("SYMABSORB_NO_REPLAY", None)
+    again = subprocess.run([sys.executable, "-c", CODE, "prove", "s.absorb"], capture_output=True, text=True,
+                           env=full, cwd=work, timeout=60, check=False)
+    assert again.returncode == 2 and "named pipe" in again.stderr
+
+
+def test_a_deleted_working_directory_is_not_a_crash(tmp_path: Path) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    code = ("import os, sys; os.chdir(sys.argv[1]); os.rmdir(sys.argv[1]); "
+            "from symabsorb.cli import main; sys.exit(main(['classify', 'relu']))")
+    full = {**os.environ, "SYMABSORB_CACHE_DIR": str(tmp_path / "cache")}
+    full.pop("SYMABSORB_NO_REPLAY", None)
+    out = subprocess.run([sys.executable, "-c", code, str(gone)], capture_output=True, text=True, env=full,
+                         cwd=tmp_path, check=False)
+    assert out.returncode == 0, out.stderr
+
+
+@pytest.mark.parametrize("entry", [
+    {"exit": 1e400}, {"exit": 2}, {"exit": -5}, {"chunks": [[3, "x"]]}, {"files": [["a\0b", ""]]},
+    {"inputs": {"a\0b": {}}}, "nested",
+])
+def test_damaged_entries_are_recomputed(tmp_path: Path, entry: object) -> None:
+    cache = tmp_path / "cache"
+    first = _run(["classify", "relu"], cache)
+    [path] = _entries(cache)
+    if entry == "nested":
+        path.write_text("[" * 100_000 + "]" * 100_000)
+    else:
+        stored = json.loads(path.read_text())
+        stored.update(entry)  # type: ignore[call-overload]
+        path.write_text(json.dumps(stored))
+    again = _run(["classify", "relu"], cache)
+    assert (again.returncode, again.stdout) == (0, first.stdout), again.stderr
+
+
+def test_matplotlib_settings_are_in_the_key(replaying: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    base = replay.key_for("prove", {"spec": ["s.absorb"]}, ["s.absorb"])
+    (tmp_path / "matplotlibrc").write_text("axes.facecolor: ff0000\n")
+    assert replay.key_for("prove", {"spec": ["s.absorb"]}, ["s.absorb"]) != base

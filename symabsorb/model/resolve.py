@@ -19,7 +19,7 @@ from ..dsl.errors import Span, SpecError, SpecLimitError, SpecNameError, SpecSha
 from ..dsl.formatter import format_act_ref, format_expr, format_statement
 from ..dsl.loader import load_modules
 from ..dsl.parser import parse_act_ref, parse_expression, parse_text
-from ..paths import confine
+from ..paths import confine, note_checked
 from .activation import Activation, AnyActivation, GatedActivation, Parameter
 from .block import L_DEPTH, M_WIDTH, Block, D, ResolvedSpec, Skip, SpecQuery, Stack
 from .catalog import CATALOG, catalog_source
@@ -615,6 +615,7 @@ def _check_weights_decl(w: s.WeightsDecl, spec_dir: Path | None, root: Path | No
     # Inside the spec's directory tree (unless --allow-outside), and a regular file: the weights
     # readers open the same path through symabsorb.paths.open_regular.
     path = confine(spec_dir, w.file, root, w.span, "weights file")
+    note_checked(path)  # the answer depends on it (replay re-checks it), even if no query reads it
     try:
         exists, regular = path.exists(), path.is_file()
     except OSError as err:  # a name too long for the file system, a loop of links, ...
