@@ -306,7 +306,8 @@ def float_search(w_up: Any, w_down: Any, target: Any) -> FloatSearch:
             method = "no nonzero unit"
         res2 = max(t_norm**2 - float(c_hat @ rhs), 0.0)
         coefficients = np.zeros(m)
-        coefficients[active] = c_hat / scale_units
+        with np.errstate(all="ignore"):  # a scale that underflowed to 0 gives inf: only a candidate
+            coefficients[active] = c_hat / scale_units
         s = tuple(int(j) for j in np.flatnonzero(coefficients > 0.5))
         recheck = _recheck(w_up, w_down, target, s)
         if factor is None and 0 < len(active) <= MILP_MAX_UNITS and recheck > 1e-9 * max(t_norm, 1.0):
