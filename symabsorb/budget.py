@@ -39,6 +39,7 @@ __all__ = [
     "current",
     "deadline",
     "installed",
+    "note_machine_dependent",
     "parse_budget",
     "parse_limit",
     "timeouts",
@@ -68,8 +69,15 @@ _timeouts = [0]
 
 
 def timeouts() -> int:
-    """How many :class:`Timeout` exceptions this process has raised so far."""
+    """How many :class:`Timeout` exceptions (and other machine-dependent outcomes, see
+    :func:`note_machine_dependent`) this process has seen so far."""
     return _timeouts[0]
+
+
+def note_machine_dependent() -> None:
+    """Record an outcome that depends on the machine, not the input (a ``MemoryError`` made a fact
+    ``unknown``): like a timeout, the answer is then not replayed."""
+    _timeouts[0] += 1
 
 
 class BudgetExhausted(Timeout, SymabsorbError):

@@ -87,6 +87,25 @@ def test_timed_out_facts_are_not_stored(tmp_path: Path, monkeypatch: pytest.Monk
     assert _entries(tmp_path) == []
 
 
+def test_facts_that_ran_out_of_memory_are_neither_cached_nor_replayed(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from symabsorb import budget
+    from symabsorb.analysis import engine
+
+    monkeypatch.setenv("SYMABSORB_CACHE_DIR", str(tmp_path))
+
+    def out_of_memory(expr: sp.Expr) -> object:
+        raise MemoryError
+
+    monkeypatch.setattr(engine, "parity_fact", out_of_memory)
+    before = budget.timeouts()
+    engine.analyze_expr.cache_clear()
+    facts = engine.analyze_expr(sp.exp(Z) * Z + 11, False, DEFAULT_ORDER, 5.0)
+    engine.analyze_expr.cache_clear()
+    assert "MemoryError" in (facts[0].evidence.reason or "")
+    assert _entries(tmp_path) == [] and budget.timeouts() == before + 1
+
+
 def test_large_witness_matrices_are_not_repeated_in_json() -> None:
     from dataclasses import replace
 

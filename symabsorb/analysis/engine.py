@@ -9,6 +9,7 @@ from typing import TypeVar
 
 import sympy as sp
 
+from ..budget import note_machine_dependent
 from ..model.activation import Activation, AnyActivation, GatedActivation
 from ..model.functions import Z
 from . import cache
@@ -62,12 +63,16 @@ def _timed(compute: Callable[[], T], fallback: Callable[[str], T], budget: float
     except Timeout as err:
         _TIMED_OUT[0] = True
         return fallback(err.reason)
-    except (NotImplementedError, ValueError, TypeError, ZeroDivisionError, RecursionError, MemoryError,
+    except MemoryError as err:  # depends on the machine's memory (ulimit), not the input: like a timeout
+        _TIMED_OUT[0] = True
+        note_machine_dependent()
+        return fallback(f"SymPy could not decide it ({type(err).__name__})")
+    except (NotImplementedError, ValueError, TypeError, ZeroDivisionError, RecursionError,
             OverflowError) as err:
         return fallback(f"SymPy could not decide it ({type(err).__name__})")
 
 
-_TIMED_OUT = [False]  # set when a fact ran out of time: such results are not cached on disk
+_TIMED_OUT = [False]  # set when a fact ran out of time or memory: such results are not cached on disk
 
 
 def _parity_fallback(reason: str) -> ParityFact:
