@@ -222,6 +222,7 @@ def test_terminal_text_has_no_latex_left() -> None:
     (r"$W_{\mathrm{down}}\,\sigma(W_{\mathrm{up}}x)$, $W_{\mathrm{down}}[:,S]$", "W_down σ(W_up x), W_down[:,S]"),
     (r"$x^{k+1}$, $S = \{0, 1\}$, $c \geq 2$, $\operatorname{rank}A$", "x^(k+1), S = {0, 1}, c ≥ 2, rank A"),
     (r"\frac{(a)+(b)}{2}", "((a)+(b))/2"),
+    ("W_down[:,S] W_up[S,:] = -I_d", "W_down[:,S] W_up[S,:] = -I_d"),  # plain text passes as written
 ])
 def test_plain_math(latex: str, plain: str) -> None:
     from symabsorb.report.plainmath import plain_math

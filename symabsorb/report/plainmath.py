@@ -118,6 +118,20 @@ class _Renderer:
             self.items[self.i] = rest
         return text.lstrip()[:1]
 
+    def bare_word(self) -> str | None:
+        """A run of letters and digits right after ``_`` or ``^`` (no brace group, no space), taken whole."""
+        if self.i >= len(self.items) or not isinstance(self.items[self.i], str):
+            return None
+        m = re.match(r"[A-Za-z0-9]+", str(self.items[self.i]))
+        if m is None:
+            return None
+        rest = str(self.items[self.i])[m.end():]
+        if rest:
+            self.items[self.i] = rest
+        else:
+            self.i += 1
+        return m.group(0)
+
     def followed_by_operand(self, brackets: str = "([") -> bool:
         """Whether juxtaposed material follows (a product: ``\\tfrac12 x``, ``W_{up}x``)."""
         if self.i >= len(self.items):
@@ -191,11 +205,14 @@ class _Renderer:
         text = str(item)
         if text.startswith("\\"):
             return self.control(text[1:])
-        if text == "^":
+        if text in ("^", "_"):
+            word = self.bare_word()
+            if word is not None:  # plain text such as `W_down`, `x^2`: kept as written
+                return text + word
             arg = self.argument()
-            return arg if arg == "ᵀ" else "^" + _wrap(arg)
-        if text == "_":
-            arg = "_" + _wrap(self.argument())
+            if text == "^":
+                return arg if arg == "ᵀ" else "^" + _wrap(arg)
+            arg = "_" + _wrap(arg)
             return arg + " " if self.followed_by_operand("(") else arg  # W_{up}x -> W_up x; W_{up}[S,:]
         if text in ("$", "&", "~"):
             return "" if text == "$" else " "
