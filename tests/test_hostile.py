@@ -566,3 +566,28 @@ def test_leading_zeros_and_overlong_names_are_positioned_errors(tmp_path: Path) 
     spec.write_text('block b { activation: relu  weights: "' + "9" * 300 + '.npz" }\nabsorb b\n', encoding="utf-8")
     code, _out, err_text, _ = run("check", str(spec))
     assert code == 2 and "cannot be looked up" in err_text and "Traceback" not in err_text
+
+
+@pytest.mark.parametrize("kind", ["not utf-8", "fifo", "too large", "directory", "too many"])
+def test_hostile_theorem_directories_are_clean_errors(tmp_path: Path, kind: str) -> None:
+    # --theorems DIR is input like a spec: a FIFO named x.toml used to hang the command, a binary
+    # file was an internal error
+    d = tmp_path / "th"
+    d.mkdir()
+    if kind == "not utf-8":
+        (d / "bad.toml").write_bytes(b"id = \"x\"\n\xff\xfe")
+    elif kind == "fifo":
+        os.mkfifo(d / "fifo.toml")
+    elif kind == "too large":
+        (d / "big.toml").write_bytes(b"# " + b"a" * 2_000_000 + b"\n")
+    elif kind == "directory":
+        (d / "dir.toml").mkdir()
+    else:
+        for i in range(101):
+            (d / f"r{i}.toml").write_text("")
+    start = time.process_time()
+    code, out, err, _ = run("classify", "relu", "--theorems", str(d))
+    assert code == 2 and not out and time.process_time() - start < 10
+    clean_error(err)
+    assert {"not utf-8": "not UTF-8", "fifo": "named pipe", "too large": "too large", "directory": "directory",
+            "too many": "--limit files"}[kind] in err

@@ -186,6 +186,30 @@ def _parse_result(file: str, text: str, known_hypotheses: Iterable[str]) -> Resu
                   tuple(hyps), conclusion, proof, file)
 
 
+def _check_count(directory: Path, count: int) -> None:
+    from ..budget import current
+
+    cap = current().limits.files
+    if count > cap:
+        raise LibraryError(f"--theorems `{directory}` holds {count} .toml files", Span(str(directory), 1, 1, 1, 1),
+                           f"{count} files", f"at most {cap}",
+                           f"the limit `files` is {cap}; raise it with `--limit files=N`")
+
+
+def _read_user_file(path: Path) -> str:
+    """A result file from a ``--theorems`` directory: a regular file (never a FIFO or a device), within
+    the ``input-bytes`` limit, UTF-8."""
+    from ..paths import read_input
+
+    data = read_input(path, None, "theorem file", expected="a TOML result file", hint="the format is in docs/theorems.md")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data[:err.start].count(b"\n") + 1
+        raise LibraryError(f"theorem file `{path}` is not UTF-8 text", Span(str(path), line, 1, line, 2),
+                           f"the byte 0x{data[err.start]:02x}", "UTF-8 text", "save the file as UTF-8") from None
+
+
 def load_library(directories: Iterable[Path | Any], known_hypotheses: Iterable[str]) -> Library:
     """Load every ``*.toml`` under ``directories`` (later directories may add results)."""
     known = list(known_hypotheses)
@@ -193,8 +217,11 @@ def load_library(directories: Iterable[Path | Any], known_hypotheses: Iterable[s
     texts: dict[str, str] = {}
     for directory in directories:
         entries = sorted((p for p in directory.iterdir() if p.name.endswith(".toml")), key=lambda p: p.name)
+        if isinstance(directory, Path):
+            _check_count(directory, len(entries))
         for path in entries:
-            text = path.read_text(encoding="utf-8")
+            # the package's own files are trusted; a --theorems directory is input like a spec
+            text = _read_user_file(path) if isinstance(path, Path) else path.read_text(encoding="utf-8")
             file = str(path)
             result = _parse_result(file, text, known)
             if result.id in results:
