@@ -10,7 +10,7 @@ import sympy as sp
 
 from ..analysis.engine import identical, linear_constant
 from ..analysis.facts import Evidence, Stage, Status, Step, label, proved
-from ..analysis.identity import find_nonzero_point, is_free_of_z, simplified
+from ..analysis.identity import find_nonconstant_points, find_nonzero_point, is_free_of_z, simplified
 from ..model.activation import GatedActivation
 from ..model.block import Block
 from ..model.functions import Z
@@ -451,6 +451,9 @@ def _linear_block(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     block = s.the_block
     statement = "every unit is linear: $\\sigma(z) = c\\,z$, or a constant gate $g \\equiv c$, with $c \\ne 0$"
     if block.gated:
+        if s.facts().at_zero.value is not None and find_nonconstant_points(s.facts().expr) is not None:
+            # two points with disjoint enclosures of g: not constant, refuted before any simplify
+            return simple("linear_block", HypStatus.REFUTED, statement, "the gate is not (shown) constant")
         g = simplified(s.facts().expr)
         if not is_free_of_z(g):
             return simple("linear_block", HypStatus.REFUTED if s.facts().at_zero.value is not None and
