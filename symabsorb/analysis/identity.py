@@ -40,6 +40,9 @@ def simplified(e: sp.Expr) -> sp.Expr:
     if e.is_Number or e.is_Symbol:
         return e
     cheap = sp.expand(e)
+    if cheap.has(sp.erfc):  # erfc(a) = 1 - erf(a): an identity SymPy's simplify does not apply
+        cheap = sp.expand(cheap.replace(sp.erfc, lambda a: 1 - sp.erf(a)))
+        e = cheap
     if cheap == 0 or (not cheap.has(Z) and cheap.is_Number):
         return cheap
     if _rational_polynomial(cheap):

@@ -132,7 +132,24 @@ class EvenPart:
 
 @functools.lru_cache(maxsize=512)
 def _even_expr(split: ParitySplit) -> sp.Expr:
-    return split.even_expr()
+    """The even part for display: simplified within one fact's CPU budget; when that runs out or
+    SymPy fails, the same part normalised cheaply (equal, only less simple). The command's own
+    budget still ends the command."""
+    from .budget import BudgetExhausted, Timeout, fact_budget, time_budget
+
+    try:
+        with time_budget(fact_budget(None)):
+            return split.even_expr()
+    except BudgetExhausted:
+        raise
+    except (Timeout, NotImplementedError, ValueError, TypeError, ZeroDivisionError, RecursionError, MemoryError,
+            OverflowError):
+        # as built, piece by piece in |z|, with every breakpoint's own value (no identity to prove)
+        a = sp.Abs(Z)
+        branches = [(even_b, sp.Eq(a, b)) for b, even_b, _odd_b in split.points]
+        branches += [(g.even_raw.xreplace({Z: a}), a < g.hi) for g in split.segments[:-1]]
+        branches.append((split.segments[-1].even_raw.xreplace({Z: a}), sp.true))
+        return branches[0][0] if len(branches) == 1 else sp.Piecewise(*branches)
 
 
 @dataclass(frozen=True)
