@@ -205,7 +205,11 @@ IMPORT_RETRY_SECONDS = 0.01
 
 
 def _importing(frame: Any) -> bool:
-    """Whether the interrupted code is executing an ``import`` (a module's body included)."""
+    """Whether the interrupted code is executing an ``import`` (a module's body included), or a
+    finalizer (``__del__``, a weak-reference callback run by the garbage collector), where an
+    exception is either lost ("Exception ignored in ...") or leaves a half-done cleanup behind."""
+    if frame is not None and (frame.f_code.co_name == "__del__" or frame.f_code.co_filename.endswith("weakref.py")):
+        return True
     while frame is not None:
         if frame.f_code.co_filename.startswith("<frozen importlib"):
             return True
@@ -218,7 +222,7 @@ def _on_timer(signum: int, frame: Any) -> None:
         return  # the bookkeeping re-arms the timer when it is done
     if _importing(frame):
         # An exception in the middle of an import leaves a half-initialised module behind (numpy
-        # lost `np.matrix` for the rest of the process): let the import finish first.
+        # lost `np.matrix` for the rest of the process), one in a finalizer is lost: let it finish.
         signal.setitimer(signal.ITIMER_PROF, IMPORT_RETRY_SECONDS)
         return
     now = time.process_time()
