@@ -236,3 +236,20 @@ def test_plain_math_takes_any_text(text: str) -> None:
     from symabsorb.report.plainmath import plain_math
 
     assert isinstance(plain_math(text), str)
+
+
+def test_plotted_values_survive_cancellation() -> None:
+    # 20-digit mpmath drew max(0,z) + z*(cosh(40z)^2 - sinh(40z)^2 - 1) off by up to 1.8 (the second
+    # term is exactly 0): plots now draw midpoints of enclosures that are tight enough
+    from fractions import Fraction
+
+    import sympy as sp
+
+    from symabsorb.analysis.numeric import plot_values
+    from symabsorb.model.functions import Z
+
+    expr = sp.Max(0, Z) + Z * (sp.cosh(40 * Z) ** 2 - sp.sinh(40 * Z) ** 2 - 1)
+    points = [Fraction(-4) + Fraction(8 * i, 40) for i in range(41)]
+    for p, y in zip(points, plot_values(expr, points), strict=True):
+        assert abs(y - max(0.0, float(p))) < 1e-9, (p, y)
+    assert plot_values(sp.log(Z), [Fraction(-1), Fraction(1)])[1] == 0.0

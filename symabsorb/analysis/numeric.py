@@ -15,9 +15,9 @@ import mpmath
 import sympy as sp
 
 from ..model.functions import Z
-from .enclosure import NotNumeric
+from .enclosure import PRECISIONS, NotNumeric, enclose
 
-__all__ = ["APPROX_DIGITS", "NotNumeric", "evaluate", "evaluate_array", "evaluator"]
+__all__ = ["APPROX_DIGITS", "NotNumeric", "evaluate", "evaluate_array", "evaluator", "plot_values"]
 
 #: Default working precision of approximations (digits).
 APPROX_DIGITS = 30
@@ -194,3 +194,24 @@ def evaluate_array(expr: sp.Basic, xs: Any) -> Any:
 
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         return ev(expr)
+
+
+def plot_values(expr: sp.Basic, points: list[Fraction], rel: float = 1e-9) -> list[float]:
+    """Values to draw at exact ``points``: the midpoint of a rigorous enclosure, at the first
+    precision whose radius is below ``rel * max(1, |mid|)``. Cancellation (``cosh(40z)^2 -
+    sinh(40z)^2``) therefore cannot draw a wrong curve, as fixed-precision evaluation did; ``nan``
+    where σ has no finite value or no precision is fine enough. Still only a picture."""
+    out: list[float] = []
+    for point in points:
+        value = float("nan")
+        for prec in PRECISIONS:
+            try:
+                ball = enclose(expr, point, prec)
+            except NotNumeric:
+                break
+            mid, rad = float(ball.value.mid()), float(ball.value.rad())
+            if rad <= rel * max(1.0, abs(mid)):
+                value = mid
+                break
+        out.append(value)
+    return out

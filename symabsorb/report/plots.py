@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import io
 import re
+from fractions import Fraction
 from typing import Any
 
 import sympy as sp
 
 from ..analysis.engine import ActivationFacts
-from ..analysis.numeric import NotNumeric, evaluate
+from ..analysis.numeric import plot_values
 from ..model.functions import Z
 from .model import Report
 
@@ -27,14 +28,13 @@ def plots_available() -> bool:
     return True
 
 
-def _values(expr: sp.Expr, xs: list[float]) -> list[float]:
-    out = []
-    for x in xs:
-        try:
-            out.append(float(evaluate(expr, x, 20)))
-        except (NotNumeric, ValueError, ZeroDivisionError):
-            out.append(float("nan"))
-    return out
+def _grid(n: int) -> list[Fraction]:
+    """``n + 1`` exact points from -4 to 4 (breakpoints such as 0 are hit exactly)."""
+    return [Fraction(-4) + Fraction(8 * i, n) for i in range(n + 1)]
+
+
+def _values(expr: sp.Expr, xs: list[Fraction]) -> list[float]:
+    return plot_values(expr, xs)
 
 
 def _figure(facts: ActivationFacts) -> Any:
@@ -43,11 +43,12 @@ def _figure(facts: ActivationFacts) -> Any:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    xs = [-4 + 8 * i / 200 for i in range(201)]
+    grid = _grid(200)
+    xs = [float(x) for x in grid]
     curves = _curves(facts)
     fig, ax = plt.subplots(figsize=(4.6, 2.9))
     for label, expr, style, color in curves:
-        ys = _values(expr, xs)
+        ys = _values(expr, grid)
         if label.startswith("Taylor"):
             ys = [y if abs(x) <= 2 else float("nan") for x, y in zip(xs, ys, strict=True)]
         ax.plot(xs, ys, style, color=color, label=label, linewidth=1.4)
@@ -107,7 +108,8 @@ def activation_tikz(facts: ActivationFacts) -> str | None:
     or None when σ has parameters. Needs no optional package."""
     if facts.expr.free_symbols - {Z}:
         return None
-    xs = [-4 + 8 * i / 160 for i in range(161)]
+    grid = _grid(160)
+    xs = [float(x) for x in grid]
     sx, sy = 0.85, 0.45  # cm per unit: the picture is 6.8 cm x 4.05 cm
     lines = ["\\begin{tikzpicture}[line width=.8pt]",
              f"\\draw[gray!40,thin] ({-4 * sx:.2f},0) -- ({4 * sx:.2f},0) node[right,black] {{\\small $z$}};",
@@ -115,7 +117,7 @@ def activation_tikz(facts: ActivationFacts) -> str | None:
              f"\\draw[gray!60,thin] ({-4 * sx:.2f},{-4.5 * sy:.2f}) rectangle ({4 * sx:.2f},{4.5 * sy:.2f});"]
     legend = []
     for k, (label, expr, style, color) in enumerate(_curves(facts)):
-        ys = _values(expr, xs)
+        ys = _values(expr, grid)
         limit = 2.0 if label.startswith("Taylor") else 4.0
         runs: list[list[str]] = [[]]
         for x, y in zip(xs, ys, strict=True):
