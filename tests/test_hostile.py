@@ -18,6 +18,7 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
+from conftest import require_module
 
 from symabsorb.budget import Budget, BudgetExhausted, Limits, Timeout, deadline, installed, parse_budget, parse_limit
 from symabsorb.cli import main
@@ -459,7 +460,7 @@ def test_safe_math_keeps_what_sympy_writes() -> None:
 
 
 def _weights_spec(tmp_path: Path, name: str) -> Path:
-    np = pytest.importorskip("numpy")
+    np = require_module("numpy", "weights")
     np.savez(tmp_path / name, **{"W_up": np.array([[1.0, 2.0], [3.0, 5.0]]), "W_down": np.eye(2)})
     spec = tmp_path / "s.absorb"
     spec.write_text(f'block b {{ activation: leaky_relu weights: "{name}" up: "W_up" down: "W_down" }}\n'
@@ -525,7 +526,7 @@ def test_every_command_holds_its_budget(heavy: Path, argv: tuple[str, ...]) -> N
 
 
 def test_absorb_never_replaces_its_weights_and_keeps_permissions(tmp_path: Path) -> None:
-    np = pytest.importorskip("numpy")
+    np = require_module("numpy", "weights")
     np.savez(tmp_path / "w.npz", W_up=np.array([[1.0, 0], [0, 1], [1, 1]]),
              W_down=np.array([[-1, 0, 0.5], [0, -1, 1 / 3]]))
     before = (tmp_path / "w.npz").read_bytes()

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import require_module
 
 from symabsorb import cli, replay
 
@@ -214,7 +215,7 @@ def test_what_is_hashed_is_what_was_read(tmp_path: Path) -> None:
 
 
 def _weights_spec(work: Path) -> None:
-    np = pytest.importorskip("numpy")
+    np = require_module("numpy", "weights")
     np.savez(work / "w.npz", W_up=np.array([[1.0, 0], [0, 1], [1, 1]]), W_down=np.array([[1.0, 0, 2], [0, 1, 1]]))
     np.savez(work / "w2.npz", W_up=np.array([[1.0, 0], [0, 1], [1, 1]]), W_down=np.array([[1.0, 0, 2], [0, 1, 1]]))
     (work / "s.absorb").write_text('block a { activation: relu weights: "w.npz" }\n'
