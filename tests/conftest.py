@@ -60,3 +60,21 @@ def require_program(name: str, package: str) -> str:
             pytest.fail(message)
         pytest.skip(message)
     return path
+
+
+def run_cli(*argv: str) -> tuple[int, str, str, float]:
+    """``symabsorb ARGV`` in-process: exit code, stdout, stderr, CPU seconds used."""
+    import io
+    import time
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from symabsorb.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    start = time.process_time()
+    with redirect_stdout(out), redirect_stderr(err):
+        try:
+            code = main(list(argv))
+        except SystemExit as exit_:
+            code = int(exit_.code or 0)
+    return code, out.getvalue(), err.getvalue(), time.process_time() - start

@@ -6,7 +6,6 @@ outside the spec's tree is read without --allow-outside; outputs never replace a
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
@@ -14,14 +13,12 @@ import stat
 import subprocess
 import sys
 import time
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
-from conftest import require_module
+from conftest import require_module, run_cli
 
 from symabsorb.budget import Budget, BudgetExhausted, Limits, Timeout, deadline, installed, parse_budget, parse_limit
-from symabsorb.cli import main
 from symabsorb.errors import SpecError, SpecLimitError
 from symabsorb.model import resolve_text
 from symabsorb.paths import PARTIAL_MARK, OutputError, write_output
@@ -38,17 +35,7 @@ from symabsorb.report.escape import (
     terminal_text,
 )
 
-
-def run(*argv: str) -> tuple[int, str, str, float]:
-    """``symabsorb ARGV`` in-process: exit code, stdout, stderr, CPU seconds used."""
-    out, err = io.StringIO(), io.StringIO()
-    start = time.process_time()
-    with redirect_stdout(out), redirect_stderr(err):
-        try:
-            code = main(list(argv))
-        except SystemExit as exit_:
-            code = int(exit_.code or 0)
-    return code, out.getvalue(), err.getvalue(), time.process_time() - start
+run = run_cli
 
 
 def clean_error(err: str) -> None:

@@ -4,19 +4,15 @@ in-process with a small budget: each ends with a result or a positioned error, w
 
 from __future__ import annotations
 
-import io
 import re
 import tempfile
-import time
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_properties import GRAMMAR_TEXT, shallow_generation
-
-from symabsorb.cli import main
 
 BUDGET = 1.0
 SLACK = 2.5  # CPU seconds for start-up work outside the budget's reach (argument parsing, imports)
@@ -78,15 +74,7 @@ def mutated(draw: st.DrawFn, base: st.SearchStrategy[str]) -> str:
 SPECS = st.one_of(mutated(st.sampled_from(SEEDS)), mutated(GRAMMAR_TEXT), st.sampled_from(SEEDS))
 
 
-def run(*argv: str) -> tuple[int, str, str, float]:
-    out, err = io.StringIO(), io.StringIO()
-    start = time.process_time()
-    with redirect_stdout(out), redirect_stderr(err):
-        try:
-            code = main(list(argv))
-        except SystemExit as exit_:
-            code = int(exit_.code or 0)
-    return code, out.getvalue(), err.getvalue(), time.process_time() - start
+run = run_cli
 
 
 def check_command(*argv: str) -> None:
