@@ -28,15 +28,15 @@ __version__ = "0.1.0"
 _LAZY = {
     "load": "api", "classify": "api", "facts": "api", "prove": "api", "absorb": "api", "decide": "api",
     "library": "api", "Spec": "api", "Result": "api", "Report": "api",
-    "SymabsorbError": "dsl.errors", "SpecError": "dsl.errors",
+    "SymabsorbError": "errors", "SpecError": "errors", "ArgumentError": "errors", "InternalError": "errors",
 }
 
-__all__ = ["Report", "Result", "Spec", "SpecError", "SymabsorbError", "__version__", "absorb", "classify", "decide",
-           "facts", "library", "load", "prove"]
+__all__ = ["ArgumentError", "InternalError", "Report", "Result", "Spec", "SpecError", "SymabsorbError", "__version__",
+           "absorb", "classify", "decide", "facts", "library", "load", "prove"]
 
 if TYPE_CHECKING:
     from .api import Report, Result, Spec, absorb, classify, decide, facts, library, load, prove
-    from .dsl.errors import SpecError, SymabsorbError
+    from .errors import ArgumentError, InternalError, SpecError, SymabsorbError
 
 
 def __getattr__(name: str) -> Any:

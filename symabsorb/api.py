@@ -37,19 +37,72 @@ DEFAULT_BUDGET = 5.0
 PathLike = str | os.PathLike[str]
 
 
+# ---- argument checks at the boundary: wrong types are ArgumentError, never a stray TypeError --------
+
+
+def _check_budget(budget: object, name: str = "budget") -> float | None:
+    """``None`` (no limit of its own) or CPU seconds: a finite real number > 0."""
+    import math
+
+    from .errors import ArgumentError, check_type, describe_argument
+
+    if budget is None:
+        return None
+    check_type(name, budget, (int, float), "CPU seconds (a number > 0) or None")
+    assert isinstance(budget, (int, float))
+    if not math.isfinite(budget) or budget <= 0:
+        raise ArgumentError(f"{describe_argument(name, budget)}: expected CPU seconds, a finite number > 0 (or None "
+                            "for no limit of its own)")
+    return float(budget)
+
+
+def _check_path(name: str, value: object) -> Path:
+    from .errors import check_type
+
+    check_type(name, value, (str, os.PathLike), "a path (str or pathlib.Path)")
+    assert isinstance(value, (str, os.PathLike))
+    return Path(value)
+
+
+def _check_flag(name: str, value: object) -> bool:
+    from .errors import check_type
+
+    check_type(name, value, bool, "True or False")
+    return bool(value)
+
+
+def _check_dirs(theorems: object) -> list[Path]:
+    from .errors import ArgumentError, describe_argument
+
+    if isinstance(theorems, (str, os.PathLike)):
+        raise ArgumentError(f"{describe_argument('theorems', theorems)}: expected a sequence of directories, e.g. "
+                            f"theorems=[{str(theorems)!r}]")
+    if not isinstance(theorems, (Sequence, tuple, list)):
+        raise ArgumentError(f"{describe_argument('theorems', theorems)}: expected a sequence of directories")
+    dirs = [_check_path(f"theorems[{i}]", d) for i, d in enumerate(theorems)]
+    for i, d in enumerate(dirs):
+        if not d.is_dir():
+            raise ArgumentError(f"{describe_argument(f'theorems[{i}]', theorems[i])}: expected a directory of result "
+                                "files (.toml); it does not exist or is not a directory")
+    return dirs
+
+
 def library(theorems: Sequence[PathLike] = ()) -> Library:
     """The result library: the built-in one, plus the results in each directory of ``theorems``."""
     from .theory.library import default_library, library_with
 
-    dirs = [Path(d) for d in theorems]
-    for d in dirs:
-        if not d.is_dir():
-            raise NotADirectoryError(f"theorems directory `{d}` does not exist")
+    dirs = _check_dirs(theorems)
     return library_with(dirs) if dirs else default_library()
 
 
 def _lib(lib: Library | None, theorems: Sequence[PathLike]) -> Library:
-    return lib if lib is not None else library(theorems)
+    from .errors import check_type
+    from .theory.library import Library
+
+    if lib is not None:
+        check_type("lib", lib, Library, "a symabsorb library (symabsorb.library()) or None")
+        return lib
+    return library(theorems)
 
 
 _WARNED: set[str] = set()
@@ -65,6 +118,28 @@ def _warn_missing(fmt: str, plots: bool = True) -> None:
         if line not in _WARNED:
             _WARNED.add(line)
             warnings.warn(line, stacklevel=3)
+
+
+def _check_format(fmt: object, fragment: object = False, color: object = False, width: object = 100,
+                  choices: Sequence[str] | None = None) -> str:
+    """The canonical format name, or :class:`~symabsorb.errors.ArgumentError` naming the choices."""
+    from .errors import ArgumentError, check_type, describe_argument
+    from .report.render import FORMATS
+
+    check_type("fmt", fmt, str, "a format name: " + ", ".join(choices or ("md", "html", "tex", "json", "terminal",
+                                                                            "text")))
+    assert isinstance(fmt, str)
+    key = FORMATS.get(fmt.lower().lstrip("."))
+    if key is None or (choices is not None and key not in choices):
+        raise ArgumentError(f"{describe_argument('fmt', fmt)}: expected one of "
+                            + ", ".join(choices or ("md", "html", "tex", "json", "terminal", "text")))
+    _check_flag("fragment", fragment)
+    _check_flag("color", color)
+    check_type("width", width, int, "a number of columns (an int, e.g. 100)")
+    assert isinstance(width, int)
+    if not 20 <= width <= 10_000:
+        raise ArgumentError(f"{describe_argument('width', width)}: expected between 20 and 10000 columns")
+    return key
 
 
 class _Renderable:
@@ -133,16 +208,19 @@ class Result(_Renderable):
 
     def write_witness(self, path: PathLike) -> Path:
         """Write the residual-free weights to ``path`` (``.safetensors`` or ``.npz``; needs numpy)."""
+        from .errors import ArgumentError
         from .weights.export import write_witness
 
+        target = _check_path("path", path)
         if self.witness is None:
-            raise ValueError(f"no witness: the verdict for `{self.query}` is {self.verdict}")
-        write_witness(Path(path), self.witness)
-        return Path(path)
+            raise ArgumentError(f"no witness: the verdict for `{self.query}` is {self.verdict}")
+        write_witness(target, self.witness)
+        return target
 
     def render(self, fmt: str = "md", *, fragment: bool = False, color: bool = False, width: int = 100) -> str:
         from .report.render import render_answer
 
+        fmt = _check_format(fmt, fragment, color, width)
         _warn_missing(fmt, plots=False)
         return render_answer(self.answer, self.library, fmt, fragment=fragment, color=color, width=width)
 
@@ -197,6 +275,7 @@ class Report(_Renderable):
     def render(self, fmt: str = "md", *, fragment: bool = False, color: bool = False, width: int = 110) -> str:
         from .report.render import render_report
 
+        fmt = _check_format(fmt, fragment, color, width)
         _warn_missing(fmt)
         return render_report(self.data, fmt, fragment=fragment, color=color, width=width)
 
@@ -259,8 +338,12 @@ def load(source: PathLike, *, name: str | None = None) -> Spec:
     relative to the working directory. Errors are :class:`symabsorb.SpecError` with file:line:col.
     """
     from .dsl.loader import load_modules, read_source
+    from .errors import check_type
     from .model.resolve import resolve_modules
 
+    check_type("source", source, (str, os.PathLike), "a path to a .absorb file or spec text (str)")
+    if name is not None:
+        check_type("name", name, str, "the name shown in messages (str) or None")
     if isinstance(source, os.PathLike) or _looks_like_path(str(source)):
         path = Path(source)
         text = read_source(path)
@@ -271,13 +354,17 @@ def load(source: PathLike, *, name: str | None = None) -> Spec:
     return Spec(resolve_modules(load_modules(label, text), label), text)
 
 
-def _activation(expr: str | AnyActivation, gated: bool) -> AnyActivation:
+def _activation(expr: str | AnyActivation, gated: bool, name: str = "expr") -> AnyActivation:
+    from .errors import check_type
+    from .model.activation import Activation, GatedActivation
+
+    check_type(name, expr, (str, Activation, GatedActivation),
+               "an expression in z (str, e.g. 'z*tanh(z)'), a built-in name ('gelu') or an activation")
+    _check_flag("gated", gated)
     if isinstance(expr, str):
         from .model.resolve import activation_from_text
 
         return activation_from_text(expr, gated=gated)
-    from .model.activation import GatedActivation
-
     if gated and not isinstance(expr, GatedActivation):
         return GatedActivation(f"gated({expr.name})", expr, expr.source, expr.span)
     return expr
@@ -296,7 +383,7 @@ def classify(expr: str | AnyActivation, gated: bool = False, *, budget: float | 
 
     library_ = _lib(lib, theorems)
     act = _activation(expr, gated)
-    d = _classify(act, library_, budget)
+    d = _classify(act, library_, _check_budget(budget))
     text = expr if isinstance(expr, str) else act.name
     return Result(QueryAnswer(f"classify {text}" + (" (gated)" if gated else ""), "classify", derivation=d,
                               activation=act), library_)
@@ -307,17 +394,32 @@ def facts(expr: str | AnyActivation, gated: bool = False, *, order: int = 8,
     """Every fact about one activation (parity, value and derivatives at 0, Taylor series to
     ``order``, homogeneity, growth, polynomiality, gate symmetry), each with its evidence."""
     from .analysis.engine import analyze
+    from .errors import ArgumentError, check_type, describe_argument
     from .report.model import QueryAnswer
     from .theory.library import default_library
 
     act = _activation(expr, gated)
-    f = analyze(act, order=order, budget=budget)
+    check_type("order", order, int, "a Taylor order (an int from 1 to 40)")
+    if not 1 <= order <= 40:
+        raise ArgumentError(f"{describe_argument('order', order)}: expected a Taylor order from 1 to 40")
+    f = analyze(act, order=order, budget=_check_budget(budget))
     text = expr if isinstance(expr, str) else act.name
     return Result(QueryAnswer(f"facts {text}", "facts", facts=f, activation=act, order=order), default_library())
 
 
 def _spec(spec: Spec | PathLike) -> Spec:
+    from .errors import check_type
+
+    check_type("spec", spec, (Spec, str, os.PathLike), "a Spec (symabsorb.load(...)), a path or spec text")
     return spec if isinstance(spec, Spec) else load(spec)
+
+
+def _check_progress(progress: object) -> None:
+    from .errors import ArgumentError, describe_argument
+
+    if progress is not None and not callable(progress):
+        raise ArgumentError(f"{describe_argument('progress', progress)}: expected a callable "
+                            "progress(done, total, label) or None")
 
 
 def prove(spec: Spec | PathLike, *, budget: float | None = DEFAULT_BUDGET, theorems: Sequence[PathLike] = (),
@@ -326,12 +428,15 @@ def prove(spec: Spec | PathLike, *, budget: float | None = DEFAULT_BUDGET, theor
     from .report.build import build_report
 
     s = _spec(spec)
-    return Report(build_report(s.resolved, s.text, _lib(lib, theorems), budget, progress))
+    _check_progress(progress)
+    return Report(build_report(s.resolved, s.text, _lib(lib, theorems), _check_budget(budget), progress))
 
 
 def _target(s: Spec, name: str) -> Block | Stack:
     from .dsl.errors import SpecNameError, did_you_mean
+    from .errors import check_type
 
+    check_type("name", name, str, "the name of a block or stack of the spec (str)")
     targets: dict[str, Block | Stack] = {b.name: b for b in s.resolved.blocks}
     targets.update({t.name: t for t in s.resolved.stacks})
     if name not in targets:
@@ -353,7 +458,8 @@ def absorb(spec: Spec | PathLike, name: str, *, budget: float | None = DEFAULT_B
     base_dir = os.path.dirname(s.path) if s.path not in ("<string>", "<stdin>") else "."
     from .model.block import SpecQuery
 
-    a: QueryAnswer = answer(SpecQuery("absorb", target, None, f"absorb {name}"), library_, budget, base_dir or ".")
+    a: QueryAnswer = answer(SpecQuery("absorb", target, None, f"absorb {name}"), library_, _check_budget(budget),
+                            base_dir or ".")
     return Result(a, library_)
 
 
@@ -373,15 +479,22 @@ def decide(activation: str | AnyActivation, w_up: Any = None, w_down: Any = None
     import sympy as sp
 
     from .dsl.syntax import WeightsDecl
+    from .errors import ArgumentError, check_type, describe_argument
     from .model.activation import GatedActivation
     from .model.block import Block, Skip
     from .report.build import answer
 
     library_ = _lib(lib, theorems)
-    act = _activation(activation, False)
+    act = _activation(activation, False, "activation")
     gated = isinstance(act, GatedActivation)
+    budget = _check_budget(budget)
     if skip not in ("identity", "none"):
-        raise ValueError(f"skip={skip!r}: use 'identity' or 'none' (other skips: write a spec)")
+        raise ArgumentError(f"{describe_argument('skip', skip)}: expected 'identity' or 'none' (other skips: write a "
+                            "spec)")
+    for key, value in (("prefix", prefix), ("up", up), ("down", down), ("gate", gate)):
+        if value is not None:
+            check_type(key, value, str, "a tensor name or prefix (str) or None")
+    _check_flag("transpose", transpose)
     label = activation if isinstance(activation, str) else act.name
     block = Block("weights", act, sp.Symbol("d", integer=True, positive=True),
                   sp.Symbol("m", integer=True, positive=True), Skip(skip))
@@ -394,32 +507,51 @@ def decide(activation: str | AnyActivation, w_up: Any = None, w_down: Any = None
 
     if file is not None:
         if w_up is not None or w_down is not None:
-            raise ValueError("give either arrays (w_up, w_down) or a file, not both")
-        path = Path(file).absolute()
+            raise ArgumentError("give either arrays (w_up, w_down) or a file, not both")
+        path = _check_path("file", file).absolute()
         decl = WeightsDecl(path.name, prefix, up, down, gate, transpose)
         return run(replace(block, weights=decl), str(path.parent))
     if w_up is None or w_down is None:
-        raise ValueError("decide needs w_up and w_down (arrays or nested lists), or file=...")
+        raise ArgumentError("decide needs w_up and w_down (arrays or nested lists), or file=...")
     if gated and w_gate is None:
-        raise ValueError(f"`{act.name}` is a gated unit: pass w_gate as well")
-    exact = _exact_matrix(w_up), _exact_matrix(w_down), _exact_matrix(w_gate) if w_gate is not None else None
+        raise ArgumentError(f"`{act.name}` is a gated unit: pass w_gate as well")
+    exact = (_exact_matrix(w_up, "w_up"), _exact_matrix(w_down, "w_down"),
+             _exact_matrix(w_gate, "w_gate") if w_gate is not None else None)
     if exact[0] is not None and exact[1] is not None and (w_gate is None or exact[2] is not None):
         ex_up, ex_down = exact[0], exact[1]
         m, d = ex_up.shape
         if ex_down.shape != (d, m):
-            raise ValueError(f"w_down has shape {ex_down.shape}; with w_up {m} x {d} it must be {d} x {m}")
+            raise ArgumentError(f"w_down has shape {ex_down.shape}; with w_up {m} x {d} it must be {d} x {m}")
         return run(replace(block, dim=d, width=m, w_up=ex_up, w_down=ex_down, w_gate=exact[2]), None)
     import numpy as np
 
-    arrays = {"W_up": np.asarray(w_up, dtype=np.float64), "W_down": np.asarray(w_down, dtype=np.float64)}
+    arrays = {"W_up": _float_array("w_up", w_up), "W_down": _float_array("w_down", w_down)}
     if w_gate is not None:
-        arrays["W_gate"] = np.asarray(w_gate, dtype=np.float64)
+        arrays["W_gate"] = _float_array("w_gate", w_gate)
     with tempfile.TemporaryDirectory(prefix="symabsorb-") as tmp:
         np.savez(Path(tmp) / "arrays.npz", **arrays)  # type: ignore[arg-type]
         return run(replace(block, weights=WeightsDecl("arrays.npz")), tmp)
 
 
-def _exact_matrix(values: Any) -> Any:
+def _float_array(name: str, values: Any) -> Any:
+    """``values`` as a float64 matrix, or :class:`ArgumentError` (a string, ragged rows, objects...)."""
+    import numpy as np
+
+    from .errors import ArgumentError, describe_argument
+
+    if isinstance(values, (str, bytes)):
+        raise ArgumentError(f"{describe_argument(name, values)}: expected a matrix (a numpy array or nested lists)")
+    try:
+        array = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError) as err:
+        raise ArgumentError(f"{describe_argument(name, values)}: expected a matrix of numbers ({err})") from None
+    if array.ndim != 2 or 0 in array.shape:
+        raise ArgumentError(f"{describe_argument(name, values)}: expected a non-empty 2-d matrix, got shape "
+                            f"{array.shape}")
+    return array
+
+
+def _exact_matrix(values: Any, name: str = "matrix") -> Any:
     """An exact SymPy matrix when ``values`` holds only ints/Fractions/SymPy rationals, else None."""
     from fractions import Fraction
     from numbers import Integral
@@ -436,6 +568,11 @@ def _exact_matrix(values: Any) -> Any:
     if not isinstance(values, Sequence) or not values or not all(isinstance(r, Sequence) for r in values):
         return None
     rows = [list(r) for r in values]
+    if len({len(r) for r in rows}) != 1 or not rows[0]:
+        from .errors import ArgumentError
+
+        raise ArgumentError(f"{name}: rows of lengths {sorted({len(r) for r in rows})}: expected a non-empty matrix, "
+                            "every row the same length")
     if not all(isinstance(x, (Integral, Fraction, sp.Rational)) and not isinstance(x, bool) for r in rows for x in r):
         return None
     return sp.ImmutableMatrix([[sp.Rational(x.numerator, x.denominator) if isinstance(x, Fraction) else sp.Integer(x)

@@ -107,7 +107,7 @@ def _each_spec(args: argparse.Namespace, run: Callable[[str], int]) -> int:
             worst = max(worst, run(path))
         except SymabsorbError as err:
             _print_error(err)
-            worst = EXIT_ERROR
+            worst = max(worst, int(getattr(err, "exit_code", EXIT_ERROR)))
     return worst
 
 
@@ -792,7 +792,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return result
     except SymabsorbError as err:
         _print_error(err)
-        return EXIT_ERROR
+        return int(getattr(err, "exit_code", EXIT_ERROR))
     except (MemoryError, RecursionError) as err:
         what = "memory" if isinstance(err, MemoryError) else "Python's recursion limit"
         print(f"error: the computation ran out of {what} ({type(err).__name__}); the input is too large for the "

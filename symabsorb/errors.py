@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 __all__ = [
+    "ArgumentError",
+    "InternalError",
     "Span",
     "SpecError",
     "SpecImportError",
@@ -45,7 +47,43 @@ class Span:
 
 
 class SymabsorbError(Exception):
-    """Base class of every error symabsorb raises on purpose."""
+    """Base class of every error symabsorb raises on purpose. ``exit_code`` is what the command line
+    exits with: 2 (bad input or usage) unless a subclass says otherwise."""
+
+    exit_code = 2
+
+
+class InternalError(SymabsorbError):
+    """A check symabsorb made on its own work failed (a witness that does not pass its numeric
+    check, an invariant broken): a bug in symabsorb, not in the input. Exit code 3."""
+
+    exit_code = 3
+
+    def __str__(self) -> str:
+        return (f"internal error: {super().__str__()}\n  this is a bug in symabsorb, not in the input; rerun with "
+                "SYMABSORB_DEBUG=1 for the traceback and report it")
+
+
+class ArgumentError(SymabsorbError, ValueError):
+    """A Python API call with an argument of the wrong type or value. The message names the
+    argument as ``name=value (type=...)`` and says what to give instead, as Hypothesis does.
+    (Also a ``ValueError``, so callers that caught one before keep working.)"""
+
+
+def describe_argument(name: str, value: object) -> str:
+    """``name=value (type=T)``, the value's repr cut to a readable length."""
+    text = repr(value)
+    if len(text) > 80:
+        text = text[:60] + "…" + text[-10:]
+    return f"{name}={text} (type={type(value).__name__})"
+
+
+def check_type(name: str, value: object, types: type | tuple[type, ...], expected: str) -> None:
+    """Raise :class:`ArgumentError` unless ``isinstance(value, types)`` (``bool`` is never a number)."""
+    numeric = types in (int, float) or (isinstance(types, tuple) and (int in types or float in types))
+    if not isinstance(value, types) or (isinstance(value, bool) and numeric and bool not in (
+            types if isinstance(types, tuple) else (types,))):
+        raise ArgumentError(f"{describe_argument(name, value)}: expected {expected}")
 
 
 @dataclass(eq=False)

@@ -68,7 +68,7 @@ def test_prove_and_render_every_format() -> None:
     plain = report.render("text")
     assert "classify tanh" in plain and "\x1b[" not in plain
     assert [r.verdict for r in report.results] == ["impossible", "conditional"]
-    with pytest.raises(ValueError, match="unknown format"):
+    with pytest.raises(symabsorb.SymabsorbError, match=r"fmt=.docx. .type=str.: expected one of md"):
         report.render("docx")
 
 
