@@ -759,7 +759,7 @@ def _run_or_replay(args: argparse.Namespace) -> int:
     key = replay.key_for(args.command, vars(args), specs)
     if key is None:
         return int(args.func(args))
-    stored = replay.lookup(key)
+    stored = replay.lookup(key, [args.output] if getattr(args, "output", None) else [])
     if stored is not None:
         return replay.replay(stored)
     with replay.record() as recording:

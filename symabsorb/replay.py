@@ -33,8 +33,11 @@ while it ran, read standard input, or was given ``--theorems`` (a directory whos
 tracked). ``--no-cache`` or ``SYMABSORB_NO_CACHE=1`` turns replay off together with the facts
 cache; ``SYMABSORB_NO_REPLAY=1`` turns off only replay (the test suite does, so that a
 monkeypatched run is never answered from an earlier one). Entries are JSON files in ``replay/``
-under the user's cache directory (:mod:`symabsorb.userdirs`), written atomically; deleting them is
-always safe; a damaged one is a miss.
+under the user's cache directory (:mod:`symabsorb.userdirs`: a private directory only), written
+atomically and sealed with an HMAC under the user's secret key over the replay key and the entry;
+deleting them is always safe; a damaged, edited or foreign one is a miss. A replay writes only the
+files this command names (``-o``): an entry whose list of files differs is a miss, so no entry can
+choose a path to write.
 """
 
 from __future__ import annotations
@@ -54,11 +57,12 @@ from typing import Any, TextIO
 
 from .budget import timeouts
 from .paths import check_output, observe, write_output
-from .userdirs import cache_dir, cache_enabled, write_atomically
+from .userdirs import cache_dir, cache_enabled, read_entry, seal, unseal, write_atomically
 
 __all__ = ["COMMANDS", "Recording", "key_for", "lookup", "record", "replay", "store", "unrecorded"]
 
-FORMAT = 2
+FORMAT = 3
+_PURPOSE = "replay"
 #: The commands whose output is a function of their arguments, input files and code.
 COMMANDS = frozenset({"classify", "catalog", "facts", "graph", "prove"})
 #: Dependencies whose version can change an answer or a rendering.
@@ -341,7 +345,8 @@ def store(key: str, recording: Recording, exit_code: int) -> None:
         return
     entry = {"format": FORMAT, "exit": exit_code, "chunks": recording.chunks, "inputs": recording.inputs,
              "resolved": recording.resolved, "files": [[n, d.decode("latin-1")] for n, d in recording.outputs]}
-    write_atomically(_entry_path(key), json.dumps(entry, ensure_ascii=True).encode("ascii"))
+    payload = json.dumps(entry, ensure_ascii=True).encode("ascii")
+    write_atomically(_entry_path(key), seal(_PURPOSE, key, payload))
 
 
 @dataclass(frozen=True)
@@ -367,16 +372,23 @@ def _valid_entry(entry: object) -> bool:
                                                    for k, v in resolved.items()))
 
 
-def lookup(key: str) -> Replay | None:
-    """The stored run for ``key`` if every input it depended on is as it was and every output it
-    wrote may still be written; otherwise ``None`` (the command runs, and a fresh run gives any
-    refusal in its own words)."""
+def lookup(key: str, outputs: Sequence[str | Path] = ()) -> Replay | None:
+    """The stored run for ``key`` if its HMAC holds (:func:`symabsorb.userdirs.unseal`), every
+    input it depended on is as it was, the files it wrote are exactly ``outputs`` (the ``-o`` names
+    of this command: an entry never chooses a path) and each may still be written; otherwise
+    ``None`` (the command runs, and a fresh run gives any refusal in its own words)."""
     try:
-        entry = json.loads(_entry_path(key).read_bytes())
+        payload = unseal(_PURPOSE, key, read_entry(_entry_path(key), MAX_ENTRY_BYTES * 8))
+        if payload is None:
+            return None
+        entry = json.loads(payload)
         if not _valid_entry(entry) or not _unchanged(entry["inputs"], entry["resolved"]):
             return None
         protect = tuple(Path(p) for p in [*entry["inputs"], *entry["resolved"]])
         files = tuple((str(n), str(d).encode("latin-1")) for n, d in entry["files"])
+        named = sorted(str(Path(o)) for o in outputs)
+        if sorted(str(Path(n)) for n, _data in files) != named:
+            return None
         for name, _data in files:
             check_output(Path(name), protect)
         return Replay(entry["exit"], tuple((n, t) for n, t in entry["chunks"]), protect, files)

@@ -78,3 +78,19 @@ def run_cli(*argv: str) -> tuple[int, str, str, float]:
         except SystemExit as exit_:
             code = int(exit_.code or 0)
     return code, out.getvalue(), err.getvalue(), time.process_time() - start
+
+
+def sealed_payload(path: Path) -> bytes:
+    """The JSON of a cache entry (:func:`symabsorb.userdirs.seal`'s output without its HMAC line)."""
+    return path.read_bytes().partition(b"\n")[2]
+
+
+def reseal(path: Path, payload: bytes, purpose: str, key: str, cache: Path) -> None:
+    """Write ``payload`` to ``path`` sealed with the genuine key of ``cache``: what the user's own
+    earlier run could have written (a damaged or odd entry that still carries a valid HMAC)."""
+    import hashlib
+    import hmac
+
+    secret = (cache / "key").read_bytes()
+    mac = hmac.new(secret, purpose.encode() + b"\0" + key.encode() + b"\0" + payload, hashlib.sha256).hexdigest()
+    path.write_bytes(mac.encode() + b"\n" + payload)

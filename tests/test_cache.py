@@ -27,7 +27,7 @@ def _run(args: list[str], cache_dir: Path, *extra_env: tuple[str, str]) -> str:
 
 
 def _entries(d: Path) -> list[Path]:
-    return sorted(d.rglob("*.facts"))
+    return sorted(d.rglob("*.facts.json"))
 
 
 def test_second_run_reads_identical_facts(tmp_path: Path) -> None:
@@ -131,14 +131,14 @@ def test_parser_tables_are_cached_and_a_damaged_file_is_rebuilt(tmp_path: Path,
     from symabsorb.dsl import lalr_tables, parser
 
     out = _run(["classify", "relu"], tmp_path)
-    assert not sorted(tmp_path.glob("parser-*.lark"))  # the shipped tables were used
+    assert not sorted(tmp_path.glob("parser-*.json"))  # the shipped tables were used
     # another Lark version (the shipped tables do not fit): built once, kept in the cache
     monkeypatch.setenv("SYMABSORB_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(lalr_tables, "KEY", "from another lark")
     parser.get_parser.cache_clear()
     try:
         first = parser.get_parser()
-        (tables,) = sorted(tmp_path.glob("parser-*.lark"))
+        (tables,) = sorted(tmp_path.glob("parser-*.json"))
         tables.write_bytes(b"garbage")
         parser.get_parser.cache_clear()
         assert parser.get_parser().parse("z*2", start="expr") == first.parse("z*2", start="expr")

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import require_module
+from conftest import require_module, reseal, sealed_payload
 
 from symabsorb import cli, replay
 
@@ -144,10 +144,13 @@ def test_damaged_entry_is_recomputed(tmp_path: Path) -> None:
     entry.write_text("{not json")
     second = _run(["classify", "gelu"], cache)
     assert second.stdout == first.stdout
-    entry.write_text(json.dumps({"format": replay.FORMAT, "exit": 0, "chunks": [[1, "forged"]], "reads": {},
-                                 "files": []}))
-    # an entry is the user's own cache; what it holds is printed (like any cache), but a changed
-    # key never reads it: another terminal width is another entry
+    forged = json.dumps({"format": replay.FORMAT, "exit": 0, "chunks": [[1, "impossible\n"]], "inputs": {},
+                         "resolved": {}, "files": []})
+    entry.write_text("0" * 64 + "\n" + forged)  # an edited entry: its HMAC fails, the command runs
+    assert _run(["classify", "gelu"], cache).stdout == first.stdout
+    # sealed with the user's own key, it is the user's own cache; but a changed key never reads
+    # it: another terminal width is another entry
+    reseal(entry, forged.encode(), "replay", entry.stem, cache)
     third = _run(["classify", "gelu"], cache, COLUMNS="71")
     assert third.stdout == first.stdout
 
@@ -284,11 +287,11 @@ def test_damaged_entries_are_recomputed(tmp_path: Path, entry: object) -> None:
     first = _run(["classify", "relu"], cache)
     [path] = _entries(cache)
     if entry == "nested":
-        path.write_text("[" * 100_000 + "]" * 100_000)
+        reseal(path, b"[" * 100_000 + b"]" * 100_000, "replay", path.stem, cache)
     else:
-        stored = json.loads(path.read_text())
+        stored = json.loads(sealed_payload(path))
         stored.update(entry)  # type: ignore[call-overload]
-        path.write_text(json.dumps(stored))
+        reseal(path, json.dumps(stored).encode(), "replay", path.stem, cache)  # past the HMAC: validated
     again = _run(["classify", "relu"], cache)
     assert (again.returncode, again.stdout) == (0, first.stdout), again.stderr
 
