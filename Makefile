@@ -16,9 +16,13 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-## Optional accelerators and integrations (python-flint, numpy, scipy, safetensors, rich, matplotlib, torch)
+## Optional integrations: numpy, scipy, safetensors (weight files), rich (terminal), matplotlib (HTML
+## plots), dask (explore/scan on a cluster), nbclient (the notebook test) and PyTorch. The `torch`
+## extra accepts any torch >= 2.6; here exactly 2.13.0 (the CPU build the tests run against, and one
+## that a range would not pull as a multi-GB CUDA build).
+TORCH_VERSION ?= 2.13.0
 extras: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[test,all,notebook]' torch==2.13.0
+	$(BIN)/python -m pip install --quiet -e '.[test,all,notebook]' 'torch==$(TORCH_VERSION)'
 
 demo: $(STAMP)
 	$(BIN)/symabsorb prove examples/paper.absorb -o report.md

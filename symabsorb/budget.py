@@ -204,14 +204,30 @@ def _arm() -> None:
 IMPORT_RETRY_SECONDS = 0.01
 
 
+def _callback_codes() -> set[Any]:
+    """The code objects of the garbage collector's callbacks (``gc.callbacks``: Hypothesis and
+    Dask's worker register some). An exception raised inside one is printed as "Exception ignored
+    in ..." and lost: a time limit raised there would never stop the work."""
+    import gc
+
+    codes = set()
+    for callback in gc.callbacks:
+        function = getattr(callback, "__func__", callback)
+        code = getattr(function, "__code__", None)
+        if code is not None:
+            codes.add(code)
+    return codes
+
+
 def _importing(frame: Any) -> bool:
     """Whether the interrupted code is executing an ``import`` (a module's body included), or a
-    finalizer (``__del__``, a weak-reference callback run by the garbage collector), where an
+    finalizer (``__del__``, a weak-reference callback, a garbage-collector callback), where an
     exception is either lost ("Exception ignored in ...") or leaves a half-done cleanup behind."""
-    if frame is not None and (frame.f_code.co_name == "__del__" or frame.f_code.co_filename.endswith("weakref.py")):
-        return True
+    callbacks = _callback_codes()
     while frame is not None:
-        if frame.f_code.co_filename.startswith("<frozen importlib"):
+        code = frame.f_code
+        if (code.co_filename.startswith("<frozen importlib") or code.co_name == "__del__"
+                or code.co_filename.endswith("weakref.py") or code in callbacks):
             return True
         frame = frame.f_back
     return False

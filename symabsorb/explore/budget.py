@@ -23,6 +23,8 @@ __all__ = ["BudgetOutcome", "CpuBudgetExceeded", "cpu_clock_available", "run_wit
 
 T = TypeVar("T")
 _POLL = 0.05
+#: CPU seconds of the case's thread after which a budget exception that did not stop it is raised again.
+_REFIRE = 0.25
 
 
 class CpuBudgetExceeded(BaseException):
@@ -45,15 +47,13 @@ def _set_async_exc(ident: int, exc: type[BaseException] | None) -> None:
 
 
 def _importing(ident: int) -> bool:
-    """Whether the thread is inside an import: interrupting one would leave a half-initialised
-    module behind (``module 'networkx' has no attribute ...`` in every later case), so the
-    watchdog waits until the import is done."""
-    frame = sys._current_frames().get(ident)
-    while frame is not None:
-        if frame.f_code.co_filename.startswith("<frozen importlib"):
-            return True
-        frame = frame.f_back
-    return False
+    """Whether the thread is inside an import (interrupting one would leave a half-initialised
+    module behind: ``module 'networkx' has no attribute ...`` in every later case) or a finalizer
+    (``__del__``, a weak-reference or garbage-collector callback: Dask's workers register one),
+    where the exception would be lost ("Exception ignored in ..."). The watchdog waits."""
+    from ..budget import _importing as in_import_or_finalizer
+
+    return in_import_or_finalizer(sys._current_frames().get(ident))
 
 
 class _Watchdog(threading.Thread):
@@ -77,10 +77,12 @@ class _Watchdog(threading.Thread):
                 except OSError:  # the thread is gone
                     return
                 if spent >= self.limit and not _importing(self.ident_target):
+                    # Fired again every REFIRE seconds of the thread's CPU until the case ends: an
+                    # exception can still be swallowed (a broad `except BaseException`, a finalizer
+                    # entered after the check), and a budget must always stop the work.
                     self.fired = True
-                    self.armed = False
+                    self.limit = spent + _REFIRE
                     _set_async_exc(self.ident_target, CpuBudgetExceeded)
-                    return
 
     def disarm(self) -> None:
         with self.lock:
@@ -102,7 +104,12 @@ def run_with_cpu_budget(compute: Callable[[], T], seconds: float | None) -> Budg
         try:
             value = compute()
         finally:
-            dog.disarm()
+            while True:  # a re-fired exception may land in here: disarming must still happen
+                try:
+                    dog.disarm()
+                    break
+                except CpuBudgetExceeded:
+                    continue
             if dog.fired:
                 _set_async_exc(ident, None)  # clear an exception not yet delivered
     except CpuBudgetExceeded:

@@ -206,13 +206,37 @@ def _read_safetensors(np: Any, fh: BinaryIO, size: int, keys: list[str] | None,
 
 # ---- PyTorch ------------------------------------------------------------------------------------------
 
+#: The oldest torch whose ``torch.load(weights_only=True)`` runs no code from the file (the
+#: ``torch`` extra of pyproject.toml declares the same bound).
+TORCH_MINIMUM = "2.6"
+
+
+def _version_tuple(version: str) -> tuple[int, ...]:
+    """``"2.13.0+cpu"`` -> ``(2, 13, 0)``; a part that is not a number ends the tuple."""
+    out = []
+    for part in version.split("+")[0].split("."):
+        digits = "".join(ch for ch in part if ch.isdigit()) if part[:1].isdigit() else ""
+        if not digits:
+            break
+        out.append(int(digits))
+        if not part.isdigit():
+            break
+    return tuple(out)
+
+
 def _read_torch(np: Any, path: Path, fh: BinaryIO, size: int, keys: list[str] | None,
                 dtypes: dict[str, str]) -> dict[str, Any]:
     try:
         import torch
     except ImportError:
         raise SpecError("reading PyTorch state dicts needs torch", None, None, None,
-                        "pip install torch==2.13.0, or convert the file to .safetensors") from None
+                        f"pip install 'symabsorb[torch]' (torch >= {TORCH_MINIMUM}), or convert the file to "
+                        ".safetensors") from None
+    if _version_tuple(getattr(torch, "__version__", "0")) < _version_tuple(TORCH_MINIMUM):
+        raise SpecError(f"torch {torch.__version__} is too old to read PyTorch files safely", None,
+                        f"torch {torch.__version__}", f"torch >= {TORCH_MINIMUM}",
+                        f"its weights_only loader can run code from the file (CVE-2025-32434); pip install "
+                        f"'torch>={TORCH_MINIMUM}', or convert the file to .safetensors")
     head = fh.read(4)
     fh.seek(0)
     if head == b"PK\x03\x04":  # the zip format: check the stored sizes before torch reads anything
