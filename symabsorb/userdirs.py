@@ -194,10 +194,10 @@ def unseal(purpose: str, key: str, data: bytes | None) -> bytes | None:
     return payload if hmac.compare_digest(mac, expected) else None
 
 
-def read_entry(path: Path, max_bytes: int = MAX_ENTRY_BYTES) -> bytes | None:
+def read_entry(path: Path, max_bytes: int = MAX_ENTRY_BYTES, private: bool = True) -> bytes | None:
     """The bytes of one cache entry, or ``None`` when it is missing or may not be believed: not a
-    regular file, a symbolic link, owned by someone else, writable by others, or larger than
-    ``max_bytes``. Opened non-blocking, so a FIFO never blocks."""
+    regular file, a symbolic link, (if ``private``) owned by someone else or writable by others,
+    or larger than ``max_bytes``. Opened non-blocking, so a FIFO never blocks."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_NOFOLLOW", 0)
     try:
         fd = os.open(path, flags)
@@ -205,7 +205,7 @@ def read_entry(path: Path, max_bytes: int = MAX_ENTRY_BYTES) -> bytes | None:
         return None
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or not _private(info) or info.st_size > max_bytes:
+        if not stat.S_ISREG(info.st_mode) or (private and not _private(info)) or info.st_size > max_bytes:
             return None
         chunks: list[bytes] = []
         total = 0
