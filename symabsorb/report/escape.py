@@ -9,7 +9,11 @@ or a ``--theorems`` directory puts in them. Every renderer passes them through t
 * HTML: :func:`html_text` (``& < > " '``);
 * Markdown with HTML disabled: :func:`markdown_text`, :func:`markdown_code`, :func:`markdown_math`,
   :func:`markdown_fence` (no raw HTML can pass: ``<`` never reaches the output outside a code span);
-* terminals: :func:`terminal_text` (control characters, hence ANSI escape sequences, removed).
+* terminals: :func:`terminal_text` (control characters, hence ANSI escape sequences, C1 controls
+  such as U+009B and bidirectional overrides, removed);
+* graphs: :func:`dot_string` (the inside of a DOT ``"..."`` string: a quote can never close the
+  attribute, so no ``image=`` or ``URL=`` can follow) and :func:`mermaid_text` (a Mermaid
+  ``["..."]`` label: quotes, ``<``, ``>``, ``&``, ``#`` and backticks as Mermaid entity codes).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import re
 
 __all__ = [
     "SAFE_MATH_MACROS",
+    "dot_string",
     "html_math",
     "html_text",
     "is_safe_math",
@@ -28,6 +33,7 @@ __all__ = [
     "markdown_fence",
     "markdown_math",
     "markdown_text",
+    "mermaid_text",
     "terminal_text",
 ]
 
@@ -204,9 +210,30 @@ def terminal_text(text: str) -> str:
     return _printable(text, keep_newlines=True)
 
 
-_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def _printable(text: str, keep_newlines: bool = False) -> str:
     out = _CONTROL_CHARS.sub("", text)
     return out if keep_newlines else out.replace("\t", " ")
+
+
+# ---- graphs -----------------------------------------------------------------------------------------
+
+
+def dot_string(text: str) -> str:
+    """The inside of a DOT double-quoted string: backslashes and quotes escaped (so the string
+    cannot end early and no attribute can follow), one line, no control characters."""
+    one_line = _printable(text).replace("\n", " ").replace("\r", " ")
+    return one_line.replace("\\", "\\\\").replace('"', '\\"')
+
+
+_MERMAID_ENTITIES = {'"': "#quot;", "<": "#lt;", ">": "#gt;", "&": "#amp;", "#": "#35;", "`": "#96;",
+                     "[": "#91;", "]": "#93;", "|": "#124;", "{": "#123;", "}": "#125;"}
+
+
+def mermaid_text(text: str) -> str:
+    """A Mermaid node label (inside ``["..."]``): every character that could end the label, start
+    markup or an entity written as a Mermaid entity code; one line, no control characters."""
+    one_line = _printable(text).replace("\n", " ").replace("\r", " ")
+    return "".join(_MERMAID_ENTITIES.get(ch, ch) for ch in one_line)

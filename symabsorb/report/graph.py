@@ -8,6 +8,7 @@ from ..theory.derivation import NodeState
 from ..theory.library import Library
 from ..theory.serialize import graph_to_dict
 from .common import SOURCE_COLORS, STATE_COLORS, node_id
+from .escape import dot_string, mermaid_text
 
 __all__ = ["GRAPH_FORMATS", "render_graph"]
 
@@ -20,9 +21,9 @@ def _dot(library: Library, states: dict[str, NodeState]) -> str:
         r = library.results[rid]
         state = states.get(rid, NodeState.NOT_TRIED)
         style = "rounded,filled" + (",dashed" if r.source == "library" else "")
-        lines.append(f'  {node_id(rid)} [label="{r.label}\\n{r.title}", color="{SOURCE_COLORS[r.source]}", '
-                     f'fillcolor="{STATE_COLORS[state]}", style="{style}", penwidth=2, '
-                     f'tooltip="{r.source}: {r.citation}; state: {state.value}"];')
+        lines.append(f'  {node_id(rid)} [label="{dot_string(r.label)}\\n{dot_string(r.title)}", '
+                     f'color="{SOURCE_COLORS[r.source]}", fillcolor="{STATE_COLORS[state]}", style="{style}", '
+                     f'penwidth=2, tooltip="{r.source}: {dot_string(r.citation)}; state: {state.value}"];')
     for u, v in sorted(library.graph.edges):
         lines.append(f"  {node_id(u)} -> {node_id(v)};")
     lines.append("}")
@@ -32,7 +33,7 @@ def _dot(library: Library, states: dict[str, NodeState]) -> str:
 def _mermaid(library: Library, states: dict[str, NodeState]) -> str:
     lines = ["graph BT"]
     for rid in sorted(library.results):
-        lines.append(f'  {node_id(rid)}["{library.results[rid].label}"]')
+        lines.append(f'  {node_id(rid)}["{mermaid_text(library.results[rid].label)}"]')
     for u, v in sorted(library.graph.edges):
         lines.append(f"  {node_id(u)} --> {node_id(v)}")
     for rid in sorted(library.results):

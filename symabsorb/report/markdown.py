@@ -12,7 +12,7 @@ from ..analysis.facts import Evidence, Step
 from ..theory.derivation import Derivation, DerivationStep, NodeState
 from ..theory.library import Library
 from .common import SOURCE_COLORS, STATE_COLORS, VERDICT_TEXT, facts_rows, has_index_set, node_id, text_pieces, used_graph
-from .escape import markdown_code, markdown_fence, markdown_math, markdown_text
+from .escape import markdown_code, markdown_fence, markdown_math, markdown_text, mermaid_text
 from .model import QueryAnswer, Report
 
 __all__ = ["MarkdownRenderer", "mermaid", "render_derivation_markdown", "render_markdown"]
@@ -181,7 +181,7 @@ def mermaid(report: Report) -> list[str]:
     lines = ["graph TD"]
     for rid in nodes:
         r = report.library.results[rid]
-        lines.append(f'  {node_id(rid)}["{r.label.replace(chr(34), "#quot;")}"]')
+        lines.append(f'  {node_id(rid)}["{mermaid_text(r.label)}"]')
     for u, v in edges:
         lines.append(f"  {node_id(u)} --> {node_id(v)}")
     for rid in nodes:

@@ -1,0 +1,146 @@
+"""Lemma files as untrusted input (a base module: the library loader calls it on every result file).
+
+A ``--theorems`` directory may come from anyone, and its strings land in Markdown, HTML, LaTeX,
+DOT, Mermaid, JSON and the terminal. Each renderer escapes them for its format
+(:mod:`symabsorb.report.escape`); before that, the loader refuses what no format should receive:
+
+* **ids** from a safe alphabet (:data:`ID_PATTERN`: letters and digits in words joined by single
+  ``-``, at most 64 characters), so an id is a valid file stem, anchor, graph node and LaTeX label,
+  and two ids that differ only in case or punctuation (``L_linear`` / ``L-linear``: one graph
+  node) are refused as a collision (:func:`id_collisions`);
+* **text** without control characters (C0 but tab and newline, DEL, C1 such as U+009B, the
+  terminal's CSI), without bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069,
+  U+200E, U+200F, U+061C) or line/paragraph separators, and at most :data:`MAX_TEXT` characters;
+* **types**: every known field has the TOML type the loader expects (``priority = "high"`` is a
+  positioned error, not an internal one).
+
+:func:`check_result_data` returns the first problem as ``(needle, summary, expected, hint)`` for the
+loader to position in the file; ``None`` when the data is acceptable.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+__all__ = ["ID_PATTERN", "MAX_TEXT", "check_result_data", "id_collisions", "id_key", "text_problem"]
+
+ID_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*")
+MAX_ID = 64
+MAX_TEXT = 20_000
+_BAD_CHARS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]")
+
+#: Top-level fields and their types (``str``, ``int``, ``list[str]``, ``table``).
+_FIELDS: dict[str, str] = {
+    "id": "str", "label": "str", "title": "str", "kind": "str", "source": "str", "citation": "str", "role": "str",
+    "applies_to": "str", "priority": "int", "statement": "str", "uses": "list[str]", "hypotheses": "list[table]",
+    "conclusion": "table", "proof": "table",
+}
+
+
+def text_problem(text: str) -> str | None:
+    """What makes ``text`` unfit for any output format, or ``None``."""
+    if len(text) > MAX_TEXT:
+        return f"{len(text)} characters (at most {MAX_TEXT})"
+    bad = _BAD_CHARS.search(text)
+    if bad is not None:
+        return f"the control or bidirectional character U+{ord(bad.group()):04X}"
+    return None
+
+
+def id_key(result_id: str) -> str:
+    """What two ids must not share: lower case, letters and digits only (the graph node id, the
+    anchor and the file name of every renderer are derived from it)."""
+    return re.sub(r"[^a-z0-9]", "", result_id.lower())
+
+
+def id_collisions(ids: Iterable[str]) -> list[tuple[str, str]]:
+    """Pairs of distinct ids with the same :func:`id_key` (the later one second)."""
+    seen: dict[str, str] = {}
+    out: list[tuple[str, str]] = []
+    for rid in ids:
+        key = id_key(rid)
+        if key in seen and seen[key] != rid:
+            out.append((seen[key], rid))
+        seen.setdefault(key, rid)
+    return out
+
+
+def _type_name(value: Any) -> str:
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "an array",
+            dict: "a table"}.get(type(value), type(value).__name__)
+
+
+def _matches(value: Any, kind: str) -> bool:
+    if kind == "str":
+        return isinstance(value, str)
+    if kind == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "table":
+        return isinstance(value, dict)
+    if kind == "list[str]":
+        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    if kind == "list[table]":
+        return isinstance(value, list) and all(isinstance(v, dict) for v in value)
+    return True
+
+
+_EXPECTED = {"str": 'a quoted string ("...")', "int": "an integer (priority = 50)",
+             "list[str]": 'an array of strings (["a", "b"])', "list[table]": "[[hypotheses]] tables",
+             "table": "a table ([conclusion], [proof])"}
+
+
+def _strings(value: Any, path: str) -> Iterable[tuple[str, str]]:
+    """Every string inside ``value`` (keys included) with where it is."""
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, Mapping):
+        for k, v in value.items():
+            yield f"{path}.{k}", str(k)
+            yield from _strings(v, f"{path}.{k}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _strings(v, f"{path}[{i}]")
+
+
+Problem = tuple[str, str, str, "str | None"]
+
+
+def check_result_data(data: Mapping[str, Any]) -> Problem | None:
+    """The first problem of one parsed result file, as ``(needle, summary, expected, hint)``."""
+    for key, kind in _FIELDS.items():
+        if key in data and not _matches(data[key], kind):
+            return (key, f"`{key}` is {_type_name(data[key])}", _EXPECTED[kind],
+                    "see docs/theorems.md for the format")
+    rid = data.get("id")
+    if isinstance(rid, str) and (len(rid) > MAX_ID or not ID_PATTERN.fullmatch(rid)):
+        return (rid or "id", f"result id `{_shown(rid)}` is not a safe id",
+                f"letters and digits in words joined by `-` (`L-linear`, `thm8`), at most {MAX_ID} characters",
+                "ids name graph nodes, anchors, labels and files in every output format")
+    for i, h in enumerate(data.get("hypotheses") or []):
+        if not isinstance(h.get("name"), str):
+            return ("[[hypotheses]]", f"hypothesis {i + 1} has no `name` string", 'name = "..."', None)
+        if "params" in h and not isinstance(h["params"], dict):
+            return ("params", f"`params` of hypothesis `{_shown(h['name'])}` is {_type_name(h['params'])}",
+                    "a table (params = { n = 2 })", None)
+    for key in ("conclusion", "proof"):
+        table = data.get(key)
+        if isinstance(table, dict):
+            for field, value in table.items():
+                if key == "proof" and field == "steps":
+                    if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+                        return ("steps", "`steps` in [proof] is not an array of strings", "steps = ['''...''']", None)
+                elif not isinstance(value, str):
+                    return (field, f"`{field}` in [{key}] is {_type_name(value)}", _EXPECTED["str"], None)
+    for where, text in _strings(dict(data), ""):
+        problem = text_problem(text)
+        if problem is not None:
+            return (where.lstrip(".").split(".")[-1].split("[")[0] or "=", f"`{where.lstrip('.')}` holds {problem}",
+                    "printable text", "lemma strings reach terminals and documents; control and bidirectional "
+                    "characters are refused")
+    return None
+
+
+def _shown(text: str) -> str:
+    return _BAD_CHARS.sub("?", text)[:80]
