@@ -132,6 +132,9 @@ def _constraint(p: Any) -> str:
     on the symbol (``k > 0`` makes ``k`` positive) is spelled out too."""
     import sympy as sp
 
+    text = p.describe() if hasattr(p, "describe") else ""
+    if text:
+        return " with " + text
     c = p.constraint
     if c is not None and c is not sp.true and isinstance(c, sp.Basic):
         return " with " + sp.sstr(c)

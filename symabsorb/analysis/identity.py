@@ -8,11 +8,13 @@ rigorous enclosures (:mod:`.enclosure`): a ball that excludes 0 refutes "``f ≡
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 
 import sympy as sp
 
+from ..model.activation import Domain, domain_of
 from ..model.functions import Z
 from .enclosure import PRECISIONS, Ball, NotNumeric, constant_sign, enclose, nonzero_enclosure
 
@@ -22,6 +24,7 @@ __all__ = [
     "find_nonzero_point",
     "is_free_of_z",
     "prove_zero",
+    "proved_nonzero",
     "sample_points",
     "simplified",
 ]
@@ -156,4 +159,55 @@ def exact_sign(e: sp.Expr) -> int | None:
         return 1
     if s.is_negative:
         return -1
+    signs = _signs_on_domain(e)
+    if signs is not None and len(set(signs)) == 1:
+        return signs[0]
     return None
+
+
+def proved_nonzero(e: sp.Expr) -> bool:
+    """Whether ``e`` (free of ``z``) is proved nonzero for every allowed value of its parameters,
+    possibly with different signs on different pieces of a domain (``1 - a`` for ``a != 1``)."""
+    sign = exact_sign(e)
+    if sign is not None:
+        return sign != 0
+    if Z in e.free_symbols:
+        return False
+    signs = _signs_on_domain(e)
+    return signs is not None and 0 not in signs and None not in signs
+
+
+def _pieces(domain: Domain) -> list[tuple[sp.Expr | None, sp.Expr | None]]:
+    """The open intervals of a domain between its ends and its excluded points, in order."""
+    cuts: list[sp.Expr | None] = [domain.lo, *domain.excluded, domain.hi]
+    return list(itertools.pairwise(cuts))
+
+
+def _signs_on_domain(e: sp.Expr) -> list[int | None] | None:
+    """The exact sign of ``e`` on each piece of the domain of one constrained parameter of ``e``
+    (an open interval mapped onto ``t > 0`` by a bijection, so SymPy's assumptions on ``t`` see
+    the interval; each closed end substituted), or None when ``e`` has no such parameter. Every
+    allowed value lies in exactly one piece, so a sign shared by all pieces is the sign of ``e``."""
+    param = next((x for x in sorted(e.free_symbols, key=str) if domain_of(x) is not None), None)
+    if param is None:
+        return None
+    domain = domain_of(param)
+    assert domain is not None
+    out: list[int | None] = []
+    for lo, hi in _pieces(domain):
+        t = sp.Dummy("t", positive=True)
+        if lo is None and hi is None:
+            return None  # the whole line: nothing beyond the assumptions
+        if hi is None:
+            value = lo + t
+        elif lo is None:
+            value = hi - t
+        else:
+            value = lo + (hi - lo) / (1 + t)
+        out.append(exact_sign(e.xreplace({param: value})))
+        if out[-1] is None:
+            return out
+    for end, is_open in ((domain.lo, domain.lo_open), (domain.hi, domain.hi_open)):
+        if end is not None and not is_open:
+            out.append(exact_sign(e.xreplace({param: end})))
+    return out

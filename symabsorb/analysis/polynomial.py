@@ -17,7 +17,7 @@ from ..model.functions import Z
 from .continuity import jump_at
 from .facts import Evidence, Stage, Step, proved, refuted, unknown
 from .growth import growth_fact
-from .identity import exact_sign, find_nonzero_point, simplified
+from .identity import find_nonzero_point, proved_nonzero, simplified
 from .piecewise import piecewise_form
 from .series import series_fact
 from .structure import analytic_on_reals
@@ -91,7 +91,7 @@ def _refutation(expr: sp.Expr) -> PolynomialFact | None:
     if growth.degree_bound is not None and series.analytic_at_0:
         bound = growth.degree_bound
         for k, c in enumerate(series.coefficients):
-            if k > bound and exact_sign(c) not in (0, None):
+            if k > bound and proved_nonzero(c):
                 return PolynomialFact(refuted(Stage.SERIES,
                                               Step(f"σ grows at most like |z|^{bound}, so a polynomial σ would have "
                                                    f"degree ≤ {bound}"),

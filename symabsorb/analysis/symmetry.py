@@ -28,7 +28,7 @@ from ..model.functions import Z
 from .facts import Evidence, Stage, Status, Step, label, proved, unknown
 from .growth import growth_fact
 from .homogeneity import homogeneity_fact
-from .identity import exact_sign, is_free_of_z, prove_zero, simplified
+from .identity import exact_sign, is_free_of_z, prove_zero, proved_nonzero, simplified
 from .parity import parity_fact, parity_split
 from .piecewise import PiecewiseForm, piecewise_form
 from .polynomial import polynomial_fact
@@ -110,7 +110,7 @@ class SymmetryFact:
         poly = sp.Poly(r, Z)
         if any(k % 2 == 0 and exact_sign(c) != 0 for (k,), c in poly.terms()):
             return None
-        if exact_sign(poly.coeff_monomial(Z)) in (0, None):
+        if not proved_nonzero(poly.coeff_monomial(Z)):
             return None
         # The degree counts only coefficients proved nonzero: a coefficient that is an unsimplified
         # zero (2·atan(tanh(1/2)) − atan(sinh 1)) or a parameter that may vanish (a ≥ 0) decides nothing.
@@ -207,7 +207,9 @@ def _coefficients(e: sp.Expr, order: int) -> tuple[sp.Expr, ...]:
 
 def _nonzero(c: sp.Expr) -> bool | None:
     s = exact_sign(c)
-    return None if s is None else s != 0
+    if s is None:  # a parameter's domain may prove it nonzero with a sign that depends on the piece
+        return True if proved_nonzero(c) else None
+    return s != 0
 
 
 # ---- the scale of μ ------------------------------------------------------------------------------

@@ -153,8 +153,11 @@ def _(node: s.ActivationDef) -> str:
             text = p.name
             if p.default is not None:
                 text += f" = {format_expr(p.default)}"
-            if p.constraint is not None:
-                text += f" {p.constraint_op} {format_expr(p.constraint)}"
+            for c in p.constraints:
+                if c.bound_first:
+                    text = f"{format_expr(c.bound)} {c.op} {text}"
+                else:
+                    text += f" {c.op} {format_expr(c.bound)}"
             parts.append(text)
         params = "; " + ", ".join(parts)
     return f"activation {node.name}({node.var}{params}) = {format_expr(node.body)}"

@@ -206,7 +206,10 @@ def _syntax_error(err: UnexpectedInput, text: str, file: str) -> SpecSyntaxError
         span = Span(file, tok.line or 1, tok.column or 1, end_line, end_col)
     found = _token_words(tok)
     value = str(tok.value)
-    if tok.type == "$END":
+    juxtaposed = _number_before(text, tok)
+    if juxtaposed is not None:
+        hint = f"multiplication is written with `*`: `{juxtaposed}*{value}`"
+    elif tok.type == "$END":
         if "RBRACE" in exp:
             hint = "a block ends with `}`"
         elif "RPAR" in exp:
@@ -232,7 +235,21 @@ def _syntax_error(err: UnexpectedInput, text: str, file: str) -> SpecSyntaxError
         hint = "every `if ... then A` needs an `else B`"
     elif "EQUAL" in exp and tok.type == "CARET":
         hint = "write `stack NAME = BLOCK ^ L`"
-    return SpecSyntaxError(f"unexpected {found}", span, found, _describe_expected(exp), hint)
+    summary = "unexpected end of file" if tok.type == "$END" else f"unexpected {found}"
+    return SpecSyntaxError(summary, span, found, _describe_expected(exp), hint)
+
+
+def _number_before(text: str, tok: Token) -> str | None:
+    """The number written right before a name, with no space (``4d``, ``2z``), else None."""
+    pos = tok.start_pos
+    if tok.type != "NAME" or pos is None or pos == 0 or not (text[pos - 1].isdigit() or text[pos - 1] == "."):
+        return None
+    start = pos
+    while start > 0 and (text[start - 1].isdigit() or text[start - 1] == "."):
+        start -= 1
+    if start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+        return None  # part of a name such as `x2`
+    return text[start:pos]
 
 
 def _edge(file: str, children: Any, end: int) -> Span | None:
@@ -357,6 +374,17 @@ def _check_digits(tok: Token, file: str) -> None:
                              f"at most {limits.digits} digits", limits.hint("digits"))
 
 
+def _param_text(c: list[Any]) -> str:
+    from .formatter import format_expr
+
+    out = []
+    for item in c:
+        if item is None:
+            continue
+        out.append(str(item) if isinstance(item, Token) else format_expr(item))
+    return " ".join(out)
+
+
 class _ToSyntax(Transformer[Token, Any]):
     """Parse tree to :mod:`symabsorb.dsl.syntax`. Method names are the grammar's aliases."""
 
@@ -439,8 +467,51 @@ class _ToSyntax(Transformer[Token, Any]):
 
     # -- activations
     def param(self, c: list[Any]) -> s.Param:
-        name, default, op, bound = c[0], c[2], c[3], c[4]
-        return s.Param(str(name), default, str(op) if op is not None else None, bound, self.sp(c))
+        head, default = c[0], c[2]
+        ops = [str(t) for t in c[3::2]]
+        terms = [head, *c[4::2]]
+        span = self.sp(c)
+
+        def bad(summary: str, where: Span | None, hint: str) -> SpecSyntaxError:
+            return SpecSyntaxError(summary, where, f"`{_param_text(c)}`",
+                                   "a parameter `a`, `a = 1/2`, `a > 0`, `a != 1` or `0 < a < 1`", hint)
+
+        def cspan(i: int) -> Span | None:
+            return _join(self.file, terms[i], terms[i + 1])
+
+        if not ops or default is not None:
+            if not isinstance(head, s.Name):
+                raise bad("a parameter must start with its name", head.span,
+                          "write the name first: `alpha = 1/100`, `alpha > 0`")
+            if len(ops) > 1:
+                raise bad(f"a parameter with a default takes one constraint, `{head.id}` has {len(ops)}",
+                          span, f"list it again for more: `{head.id} = ..., 0 < {head.id} < 1`")
+            cons = tuple(s.Constraint(op, term, False, _join(self.file, c[3], term))
+                         for op, term in zip(ops, terms[1:], strict=True))
+            return s.Param(head.id, default, cons, span)
+        if len(ops) == 1:
+            if isinstance(head, s.Name):
+                return s.Param(head.id, None, (s.Constraint(ops[0], terms[1], False, cspan(0)),), span)
+            if isinstance(terms[1], s.Name):
+                return s.Param(terms[1].id, None, (s.Constraint(ops[0], head, True, cspan(0)),), span)
+            raise bad("a constraint compares the parameter's name with a bound", span,
+                      "write e.g. `alpha > 0` or `0 < alpha`")
+        middle = terms[1]
+        if len(ops) > 2 or not isinstance(middle, s.Name):
+            raise bad("a chained constraint is written `LOW < NAME < HIGH`", span,
+                      "several constraints can also be listed: `a > 0, a < 1`")
+        if "!=" in ops:
+            raise bad("`!=` cannot be chained", span, f"list it separately: `{middle.id} != 1, ...`")
+        if (ops[0] in ("<", "<=")) != (ops[1] in ("<", "<=")):
+            from .formatter import format_expr
+
+            flip = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+            raise bad("a chained constraint goes one way: `0 < a < 1` or `1 > a > 0`", span,
+                      f"list the two relations separately: `{middle.id} {flip[ops[0]]} {format_expr(head)}, "
+                      f"{middle.id} {ops[1]} {format_expr(terms[2])}`")
+        first = s.Constraint(ops[0], head, True, _join(self.file, head, middle))
+        second = s.Constraint(ops[1], terms[2], False, _join(self.file, middle, terms[2]))
+        return s.Param(middle.id, None, (first, second), span)
 
     def param_list(self, c: list[Any]) -> tuple[s.Param, ...]:
         return tuple(x for x in c if isinstance(x, s.Param))

@@ -19,6 +19,7 @@ __all__ = [
     "BoolOp",
     "Call",
     "Compare",
+    "Constraint",
     "Expr",
     "GatedDef",
     "HyperSkip",
@@ -128,13 +129,32 @@ Condition = Compare | BoolOp
 
 
 @dataclass(frozen=True)
+class Constraint:
+    """One relation between a parameter and a constant bound, as written: ``a > 0`` (``op=">"``,
+    ``bound_first=False``) or the ``0 <`` of ``0 < a < 1`` (``op="<"``, ``bound_first=True``)."""
+
+    op: str  # "<", "<=", ">", ">=", "!="
+    bound: Expr
+    bound_first: bool = False
+    span: Span | None = _span()
+
+    @property
+    def normalized_op(self) -> str:
+        """The operator with the parameter on the left (``0 < a`` is ``a > 0``)."""
+        if not self.bound_first:
+            return self.op
+        return {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "!=": "!="}[self.op]
+
+
+@dataclass(frozen=True)
 class Param:
-    """``alpha = 1/100``, ``alpha > 0`` or both: a default value and/or a constraint."""
+    """``alpha = 1/100``, ``alpha > 0``, ``0 < a < 1``, ``a != 1`` or a default with one constraint.
+    A parameter may also be listed again with more constraints (``a > 0, a < 1``): the model layer
+    joins the entries of one name."""
 
     name: str
     default: Expr | None = None
-    constraint_op: str | None = None
-    constraint: Expr | None = None
+    constraints: tuple[Constraint, ...] = ()
     span: Span | None = _span()
 
 

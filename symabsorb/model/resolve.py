@@ -20,7 +20,7 @@ from ..dsl.formatter import format_act_ref, format_expr, format_statement
 from ..dsl.loader import load_modules
 from ..dsl.parser import parse_act_ref, parse_expression, parse_text
 from ..paths import confine, note_checked
-from .activation import Activation, AnyActivation, GatedActivation, Parameter
+from .activation import Activation, AnyActivation, Domain, GatedActivation, Parameter, ParameterSymbol
 from .block import L_DEPTH, M_WIDTH, Block, D, ResolvedSpec, Skip, SpecQuery, Stack
 from .catalog import CATALOG, catalog_source
 from .functions import BUILTIN_FUNCTIONS, CONSTANTS, Z
@@ -110,6 +110,7 @@ class _Template:
     gate: Activation | None = None  # gated: the resolved gate
     source: str = ""
     span: Span | None = None
+    domains: dict[str, Domain] = field(default_factory=dict)  # constrained parameters
 
     def instantiate(self, values: dict[str, sp.Expr], display: str) -> AnyActivation:
         if self.gated:
@@ -124,7 +125,7 @@ class _Template:
             elif default is not None:
                 subs[sym] = default
             else:
-                free.append(Parameter(sym, constraint))
+                free.append(Parameter(sym, constraint, self.domains.get(name)))
         return Activation(display, self.body.xreplace(subs), tuple(free), self.source, self.span)
 
 
@@ -338,33 +339,134 @@ def _kwarg_values(template: _Template, kwargs: Iterable[s.KwArg], builder: _Expr
 
 # ---- declarations ----------------------------------------------------------------------------
 
-def _sign_assumptions(op: str, bound: sp.Expr) -> dict[str, bool]:
-    """SymPy assumptions implied by ``p op bound`` (``k > 1`` makes ``k`` positive)."""
-    if not bound.is_number:
-        return {}
-    if (op == ">" and bound >= 0) or (op == ">=" and bound > 0):
+_RELATIONS = {"<": sp.Lt, "<=": sp.Le, ">": sp.Gt, ">=": sp.Ge, "!=": sp.Ne}
+
+
+def _sign_assumptions(domain: Domain) -> dict[str, bool]:
+    """SymPy assumptions implied by a domain (``0 < a < 1`` makes ``a`` positive, ``a != 0`` nonzero)."""
+    def rel(x: sp.Expr | None, op: str) -> bool:
+        return x is not None and _RELATIONS[op](x, 0) is sp.true
+
+    lo_pos = rel(domain.lo, ">=") if domain.lo_open else rel(domain.lo, ">")
+    lo_nonneg = rel(domain.lo, ">=")
+    hi_neg = rel(domain.hi, "<=") if domain.hi_open else rel(domain.hi, "<")
+    hi_nonpos = rel(domain.hi, "<=")
+    zero_out = any(sp.Eq(x, 0) is sp.true for x in domain.excluded)
+    if lo_pos or (lo_nonneg and zero_out):
         return {"positive": True}
-    if op == ">=" and bound == 0:
-        return {"nonnegative": True}
-    if (op == "<" and bound <= 0) or (op == "<=" and bound < 0):
+    if hi_neg or (hi_nonpos and zero_out):
         return {"negative": True}
-    if op == "<=" and bound == 0:
+    if lo_nonneg:
+        return {"nonnegative": True}
+    if hi_nonpos:
         return {"nonpositive": True}
+    if zero_out:
+        return {"nonzero": True}
     return {}
+
+
+def _said_by_assumptions(domain: Domain) -> bool:
+    """Whether the sign assumptions alone describe the domain (``a > 0``, ``a <= 0``, ``a != 0``)."""
+    zero = sp.S.Zero
+    if domain.lo is None and domain.hi is None:
+        return not domain.excluded or (len(domain.excluded) == 1 and domain.excluded[0] == zero)
+    if domain.excluded:
+        return False
+    return (domain.lo is None or domain.lo == zero) and (domain.hi is None or domain.hi == zero)
+
+
+def _compare(x: sp.Expr, op: str, y: sp.Expr, span: Span | None, name: str) -> bool:
+    """``x op y`` for two real constants, decided exactly by SymPy, else an error."""
+    result = _RELATIONS[op](x, y)
+    if result is sp.true or result is sp.false:
+        return result is sp.true
+    raise SpecValueError(f"the bounds on `{name}` cannot be compared exactly", span,
+                         f"{sp.sstr(x)} and {sp.sstr(y)}", "bounds whose order SymPy decides",
+                         "write the bounds as rationals")
+
+
+def _equal(x: sp.Expr, y: sp.Expr, span: Span | None, name: str) -> bool:
+    return _compare(x, "<=", y, span, name) and _compare(x, ">=", y, span, name)
+
+
+def _param_domain(name: str, constraints: list[tuple[str, sp.Expr, Span | None]], span: Span | None) -> Domain:
+    """The intersection of the constraints on one parameter; an error when it is empty."""
+    lo: sp.Expr | None = None
+    lo_open = True
+    hi: sp.Expr | None = None
+    hi_open = True
+    excluded: list[sp.Expr] = []
+    for op, bound, where in constraints:
+        if op in (">", ">="):
+            if lo is None or _compare(bound, ">", lo, where, name):
+                lo, lo_open = bound, op == ">"
+            elif _equal(bound, lo, where, name) and op == ">":
+                lo_open = True
+        elif op in ("<", "<="):
+            if hi is None or _compare(bound, "<", hi, where, name):
+                hi, hi_open = bound, op == "<"
+            elif _equal(bound, hi, where, name) and op == "<":
+                hi_open = True
+        elif not any(_equal(bound, x, where, name) for x in excluded):
+            excluded.append(bound)
+    if lo is not None and hi is not None:
+        empty = _compare(lo, ">", hi, span, name) or (
+            _compare(lo, ">=", hi, span, name) and (lo_open or hi_open))
+        if not empty and _equal(lo, hi, span, name) and any(_equal(x, lo, span, name) for x in excluded):
+            empty = True
+        if empty:
+            raise SpecValueError(f"the constraints on `{name}` allow no value", span,
+                                 Domain(lo, lo_open, hi, hi_open, ()).text(name), "an interval with at least one value",
+                                 "check the direction of each comparison")
+    def inside(x: sp.Expr) -> bool:
+        return (lo is None or _compare(x, ">" if lo_open else ">=", lo, span, name)) and (
+            hi is None or _compare(x, "<" if hi_open else "<=", hi, span, name))
+    kept = [x for x in excluded if inside(x)]
+    for i in range(1, len(kept)):  # in increasing order (insertion sort with exact comparisons)
+        j = i
+        while j and _compare(kept[j - 1], ">", kept[j], span, name):
+            kept[j - 1], kept[j] = kept[j], kept[j - 1]
+            j -= 1
+    # an excluded closed end opens it
+    if lo is not None and not lo_open and any(_equal(x, lo, span, name) for x in excluded):
+        lo_open = True
+    if hi is not None and not hi_open and any(_equal(x, hi, span, name) for x in excluded):
+        hi_open = True
+    return Domain(lo, lo_open, hi, hi_open, tuple(kept))
+
+
+def _merged_params(d: s.ActivationDef) -> list[tuple[s.Param, list[s.Constraint], Span | None]]:
+    """Entries of one name joined (``a > 0, a < 1``): the first carries the default, the others
+    add constraints only. Each with the span from its first entry to its last."""
+    out: dict[str, tuple[s.Param, list[s.Constraint], Span | None]] = {}
+    for p in d.params:
+        if p.name in out:
+            if p.default is not None or not p.constraints:
+                raise SpecNameError(f"parameter `{p.name}` declared twice", p.span, f"`{p.name}`",
+                                    "distinct names for the variable and each parameter",
+                                    f"several constraints are fine (`{p.name} > 0, {p.name} < 1`), "
+                                    "but one default, in the first entry")
+            first, constraints, span = out[p.name]
+            constraints.extend(p.constraints)
+            if span is not None and p.span is not None and span.file == p.span.file:
+                span = Span(span.file, span.line, span.column, p.span.end_line, p.span.end_column)
+            out[p.name] = (first, constraints, span)
+        else:
+            out[p.name] = (p, list(p.constraints), p.span)
+    return list(out.values())
 
 
 def _declare_activation(d: s.ActivationDef, scope: Scope, source: str) -> _Template:
     params: list[tuple[str, sp.Symbol, sp.Expr | None, sp.Basic | None]] = []
+    domains: dict[str, Domain] = {}
     const = _ExprBuilder(scope, None, {})
-    seen: set[str] = set()
     if d.var in _NOT_FINITE:
         raise SpecNameError(f"`{d.var}` is reserved and cannot be the variable", d.span, f"`{d.var}`",
                             "a name such as `z` or `x`", f"`{d.var}` means a non-finite number, which is an error")
-    for p in d.params:
-        if p.name in seen or p.name == d.var:
+    for p, constraints, span in _merged_params(d):
+        if p.name == d.var:
             raise SpecNameError(f"parameter `{p.name}` declared twice", p.span, f"`{p.name}`",
                                 "distinct names for the variable and each parameter")
-        seen.add(p.name)
         if p.name in RESERVED_PARAMETERS:
             why = ("`z` is the variable every activation is analysed in" if p.name == "z"
                    else f"`{p.name}` means a non-finite number")
@@ -377,30 +479,37 @@ def _declare_activation(d: s.ActivationDef, scope: Scope, source: str) -> _Templ
         if default is not None and p.default is not None and default.is_real is not True:
             raise SpecValueError(f"the default of `{p.name}` is not a real number", p.default.span,
                                  f"`{_short(p.default)}`", "a real constant", "parameters are real numbers")
-        constraint = None
-        assumptions: dict[str, bool] = {"real": True}
-        if p.constraint is not None and p.constraint_op is not None:
-            bound = const.build(p.constraint)
+        relations: list[tuple[str, sp.Expr, Span | None]] = []
+        for c in constraints:
+            bound = const.build(c.bound)
             if bound.is_real is not True:
-                raise SpecValueError(f"the bound on `{p.name}` is not a real number", p.constraint.span,
-                                     f"`{_short(p.constraint)}`", "a real constant",
+                raise SpecValueError(f"the bound on `{p.name}` is not a real number", c.bound.span,
+                                     f"`{_short(c.bound)}`", "a real constant",
                                      "a constraint compares the parameter with a real number")
-            if default is None:
-                assumptions.update(_sign_assumptions(p.constraint_op, bound))
-            sym0 = sp.Symbol(p.name, real=True)
-            ops = {"<": sp.Lt, "<=": sp.Le, ">": sp.Gt, ">=": sp.Ge}
-            constraint = ops[p.constraint_op](sym0, bound)
-            if default is not None and ops[p.constraint_op](default, bound) is sp.false:
+            relations.append((c.normalized_op, bound, c.span))
+        constraint: sp.Basic | None = None
+        assumptions: dict[str, bool] = {"real": True}
+        sym: sp.Symbol
+        if relations:
+            domain = _param_domain(p.name, relations, span)
+            domains[p.name] = domain
+            if default is not None and domain.contains(default) is False:
                 raise SpecValueError(f"the default of `{p.name}` violates its constraint", p.span,
-                                     f"{p.name} = {sp.sstr(default)}",
-                                     f"{p.name} {p.constraint_op} {sp.sstr(bound)}")
-        sym = sp.Symbol(p.name, **assumptions)
-        if constraint is not None:
-            constraint = constraint.xreplace({sp.Symbol(p.name, real=True): sym})
+                                     f"{p.name} = {sp.sstr(default)}", domain.text(p.name))
+            if default is None:
+                assumptions.update(_sign_assumptions(domain))
+            if default is None and not _said_by_assumptions(domain):
+                sym = ParameterSymbol(p.name, domain, **assumptions)
+            else:
+                sym = sp.Symbol(p.name, **assumptions)
+            rels = [_RELATIONS[op](sym, bound, evaluate=False) for op, bound, _ in relations]
+            constraint = rels[0] if len(rels) == 1 else sp.And(*rels, evaluate=False)
+        else:
+            sym = sp.Symbol(p.name, **assumptions)
         params.append((p.name, sym, default, constraint))
     builder = _ExprBuilder(scope, d.var, {name: sym for name, sym, _, _ in params}, self_name=d.name)
     body = builder.build(d.body)
-    return _Template(d.name, False, tuple(params), body, None, source, d.span)
+    return _Template(d.name, False, tuple(params), body, None, source, d.span, domains)
 
 
 def _declare_gated(d: s.GatedDef, scope: Scope, source: str) -> _Template:
@@ -552,6 +661,7 @@ def _block(d: s.BlockDef, scope: Scope, spec_dir: Path | None, root: Path | None
         width = d.w_up.shape[0] if d.w_up is not None else M_WIDTH
     else:
         wexpr = _ExprBuilder(scope, None, {}, symbols=symbols).build(d.width)
+        _check_width_symbols(wexpr, dim, d)
         if wexpr.free_symbols:
             if wexpr.is_positive is not True:
                 raise SpecValueError("`width` must be positive for every size", d.width.span,
@@ -602,6 +712,27 @@ def _block(d: s.BlockDef, scope: Scope, spec_dir: Path | None, root: Path | None
                                  d.weights.span, '`weights: "..."`', "one source of weights",
                                  "remove either `weights:` or `W_up:`/`W_down:`")
     return Block(d.name, act, dim, width, skip, w_up, w_down, w_gate, d.weights, d.span)
+
+
+def _check_width_symbols(width: sp.Expr, dim: int | sp.Expr, d: s.BlockDef) -> None:
+    """A symbolic width is an expression in the block's own dimension symbol (``4*d`` with ``dim: d``):
+    any other symbol would be a second, unrelated size."""
+    allowed = dim.free_symbols if isinstance(dim, sp.Expr) else set()
+    others = sorted(str(x) for x in width.free_symbols - allowed)
+    if not others or width == M_WIDTH:  # `width: m` is the default, an arbitrary width
+        return
+    assert d.width is not None
+    if allowed:
+        (dim_name,) = (str(x) for x in allowed)
+        expected = f"an integer or an expression in the dimension `{dim_name}`, such as `4*{dim_name}`"
+        hint = (f"the block's dimension is `{dim_name}`" if d.dim is not None else
+                f"without `dim:` the dimension is `{dim_name}`") + "; omit `width:` for an arbitrary width `m`"
+    else:
+        expected = "a positive integer (the dimension is a number)"
+        hint = f"write the width as a number, or make the dimension symbolic: `dim: {others[0]}`; omit `width:` " \
+               "for an arbitrary width `m`"
+    raise SpecValueError(f"`width` uses `{others[0]}`, which is not the block's dimension", d.width.span,
+                         f"`{format_expr(d.width)}`", expected, hint)
 
 
 def _check_weights_decl(w: s.WeightsDecl, spec_dir: Path | None, root: Path | None = None) -> None:

@@ -10,7 +10,7 @@ import sympy as sp
 
 from ..analysis.engine import identical, linear_constant
 from ..analysis.facts import Evidence, Stage, Status, Step, label, proved
-from ..analysis.identity import find_nonconstant_points, find_nonzero_point, is_free_of_z, simplified
+from ..analysis.identity import find_nonconstant_points, find_nonzero_point, is_free_of_z, proved_nonzero, simplified
 from ..model.activation import GatedActivation
 from ..model.block import Block
 from ..model.functions import Z
@@ -186,7 +186,7 @@ def _deriv_zero(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     ev = f.at_zero.evidence
     if d.is_zero:
         return from_evidence("derivative_at_0_zero", "$\\sigma'(0) = 0$", "derivative at 0", ev)
-    if d.is_nonzero is not True:
+    if d.is_nonzero is not True and not proved_nonzero(d):
         return simple("derivative_at_0_zero", HypStatus.UNKNOWN, "$\\sigma'(0) = 0$",
                        f"σ'(0) = {sp.sstr(d)} is not decided to be zero or nonzero", evidence=(("derivative at 0", ev),))
     return simple("derivative_at_0_zero", HypStatus.REFUTED, "$\\sigma'(0) = 0$", f"σ'(0) = {sp.sstr(d)} ≠ 0",
@@ -247,7 +247,7 @@ def _nonzero_or_unknown(check: HypothesisCheck, value: Any, what: str, params: t
     """A proved check whose constant is not *proved* nonzero (a free parameter) becomes unknown;
     the parameters' constraints are used (``a > -1`` proves ``c = (a+1)/2 ≠ 0``)."""
     if check.status is HypStatus.PROVED and value is not None and \
-            _within_constraints(value, params).is_nonzero is not True:
+            _within_constraints(value, params).is_nonzero is not True and not proved_nonzero(value):
         return HypothesisCheck(check.name, HypStatus.UNKNOWN, check.statement, check.evidence, check.bindings,
                                reason=f"{what} = {sp.sstr(value)} is not proved nonzero")
     return check
