@@ -58,3 +58,51 @@ def test_end_of_file_reads_as_english(text: str) -> None:
         parse_text(text, "eof.absorb")
     assert info.value.summary == "unexpected end of file"
     assert "unexpected the" not in str(info.value)
+
+
+BROKEN = """activation f(z) = 2z + 1
+activation g(z) = z +* 3
+block B {
+  activation: relu
+  width: 4d
+}
+blok C { activation: relu }
+block D { activation: relu dim: 2
+absorb D
+activation ok(z) = tanh(z)
+activation h(z) = (z
+"""
+
+
+def test_several_syntax_errors_each_at_its_exact_position() -> None:
+    from symabsorb.dsl.errors import SpecSyntaxErrors
+
+    with pytest.raises(SpecSyntaxErrors) as info:
+        parse_text(BROKEN, "broken.absorb")
+    err = info.value
+    where = [(e.span.line, e.span.column) for e in err.errors if e.span is not None]
+    assert where == [(1, 20), (2, 22), (5, 11), (7, 1), (9, 1), (11, 21)]
+    assert [e.summary for e in err.errors][-1] == "unexpected end of file"
+    assert (err.span, err.summary) == (err.errors[0].span, err.errors[0].summary)  # reads as the first one
+    text = str(err.with_source(BROKEN))
+    assert text.count("error:") == 6 and text.endswith("6 syntax errors")
+    assert " 7 | blok C { activation: relu }" in text and " 11 | activation h(z) = (z" in text
+
+
+def test_errors_stop_at_twenty() -> None:
+    from symabsorb.dsl.errors import SpecSyntaxErrors
+    from symabsorb.dsl.parser import MAX_ERRORS
+
+    text = "".join(f"activation f{i}(z) = {i}z\n" for i in range(30))
+    with pytest.raises(SpecSyntaxErrors) as info:
+        parse_text(text, "many.absorb")
+    assert MAX_ERRORS == 20 and len(info.value.errors) == 20 and info.value.truncated
+    assert [e.span.line for e in info.value.errors if e.span] == list(range(1, 21))
+
+
+def test_one_error_is_still_a_plain_syntax_error() -> None:
+    from symabsorb.dsl.errors import SpecSyntaxErrors
+
+    with pytest.raises(SpecSyntaxError) as info:
+        parse_text("activation f(z) = z +* 1\nactivation g(z) = z\n", "one.absorb")
+    assert not isinstance(info.value, SpecSyntaxErrors)

@@ -13,7 +13,7 @@ from pathlib import Path
 from ..budget import current, input_root
 from ..paths import confine, read_input
 from . import syntax as s
-from .errors import Span, SpecError, SpecImportError, SpecLimitError, SpecSyntaxError, did_you_mean
+from .errors import Span, SpecError, SpecImportError, SpecLimitError, SpecSyntaxError, SpecSyntaxErrors, did_you_mean
 from .parser import STATEMENT_KEYWORDS, parse_text
 
 __all__ = ["load_modules", "read_source"]
@@ -73,6 +73,8 @@ def load_modules(path: str | Path, text: str | None = None) -> tuple[s.Module, .
                 # password file behind a link, with --allow-outside): say so without quoting it.
                 raise SpecImportError(f"`{via.path}` is not a spec file", via.span, "a file that does not start "
                                       "with a statement", "a .absorb spec", "check the path of the import") from None
+            if via is not None and isinstance(err, SpecSyntaxErrors):
+                raise err.errors[0] from None  # an imported file: one quoted line of it, as before
             raise
         for stmt in module.statements:
             if isinstance(stmt, s.Import):

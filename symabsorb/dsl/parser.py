@@ -15,7 +15,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from ..budget import Limits, current
 from . import syntax as s
-from .errors import Span, SpecError, SpecLimitError, SpecSyntaxError, did_you_mean
+from .errors import Span, SpecError, SpecLimitError, SpecSyntaxError, SpecSyntaxErrors, did_you_mean
 
 __all__ = ["FIELD_NAMES", "KEYWORDS", "get_parser", "grammar_text", "parse_expression", "parse_text"]
 
@@ -710,7 +710,10 @@ def _run(text: str, file: str, start: str) -> Any:
         try:
             tree = get_parser().parse(text, start=start)
         except UnexpectedInput as err:
-            raise _syntax_error(err, text, file) from None
+            first = _syntax_error(err, text, file)
+            if start != "start":
+                raise first from None
+            raise _more_errors(first, err, text, file) from None
         _check_depth(tree, file, limits)
     except SpecError as err:
         raise err.with_source(text) from None
@@ -720,6 +723,61 @@ def _run(text: str, file: str, start: str) -> Any:
         if isinstance(err.orig_exc, SpecError):
             raise err.orig_exc.with_source(text) from None
         raise
+
+
+#: At most this many syntax errors are reported for one file.
+MAX_ERRORS = 20
+#: Where a statement can start: a keyword at the start of a line, followed by what only a statement
+#: has there (a name, or the string of an import); `activation:` and `width:` are block fields.
+_STATEMENT_START = re.compile(r"^[ \t]*(?:(?:activation|gated|block|stack|space|absorb|classify|series|parity|facts"
+                              r"|width)[ \t]+[A-Za-z_]|import[ \t]+\")"
+                              r"|^[A-Za-z_][A-Za-z_0-9]*[ \t]+[A-Za-z_]", re.M)  # a misspelt keyword at column 1
+
+
+def _error_offset(err: UnexpectedInput, text: str) -> int | None:
+    if isinstance(err, UnexpectedCharacters):
+        return err.pos_in_stream
+    if isinstance(err, UnexpectedToken) and err.token.type != "$END":
+        return err.token.start_pos
+    return None  # the end of the file: nothing after it
+
+
+def _more_errors(first: SpecSyntaxError, err: UnexpectedInput, text: str, file: str) -> SpecSyntaxError:
+    """Up to :data:`MAX_ERRORS` syntax errors: after each, parsing resumes at the next line that
+    starts a statement, with everything before it blanked (newlines kept, so every position stays
+    exact). One error comes back as itself; several as a :class:`SpecSyntaxErrors`."""
+    errors = [first]
+    truncated = False
+    resume_floor = 0
+    while True:
+        offset = _error_offset(err, text)
+        if offset is None:
+            break
+        # resume at the offending token when a statement starts there (a block missing its `}`),
+        # else at the next line that starts one
+        line_start = text.rfind("\n", 0, offset) + 1
+        here = _STATEMENT_START.match(text, line_start)
+        if here is not None and text[line_start:offset].strip() == "" and offset > resume_floor:
+            resume = offset
+        else:
+            nxt = _STATEMENT_START.search(text, text.find("\n", offset) + 1 if "\n" in text[offset:] else len(text))
+            if nxt is None or "\n" not in text[offset:]:
+                break
+            resume = nxt.start()
+        resume_floor = resume
+        masked = re.sub(r"[^\n]", " ", text[:resume]) + text[resume:]
+        try:
+            get_parser().parse(masked, start="start")
+            break
+        except UnexpectedInput as again:
+            if len(errors) >= MAX_ERRORS:
+                truncated = True
+                break
+            err = again
+            errors.append(_syntax_error(again, text, file))
+    if len(errors) == 1:
+        return first
+    return SpecSyntaxErrors(errors, truncated)
 
 
 def parse_text(text: str, file: str = "<string>") -> s.Module:
