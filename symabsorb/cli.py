@@ -132,12 +132,14 @@ def _constraint(p: Any) -> str:
     on the symbol (``k > 0`` makes ``k`` positive) is spelled out too."""
     import sympy as sp
 
+    from .report.plainmath import plain_expr
+
     text = p.describe() if hasattr(p, "describe") else ""
     if text:
         return " with " + text
     c = p.constraint
     if c is not None and c is not sp.true and isinstance(c, sp.Basic):
-        return " with " + sp.sstr(c)
+        return " with " + plain_expr(c)
     sym = p.symbol
     for attr, text in (("is_positive", "> 0"), ("is_negative", "< 0"), ("is_nonnegative", ">= 0"),
                        ("is_nonpositive", "<= 0")):
@@ -151,9 +153,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def _check_one(path: str) -> int:
-    import sympy as sp
-
     from .model.activation import GatedActivation
+    from .report.plainmath import plain_expr
 
     spec, _ = _read_spec(path)
     out = [f"{path}: OK"]
@@ -162,10 +163,10 @@ def _check_one(path: str) -> int:
     out.append(f"activations ({len(spec.activations)}):")
     for a in spec.activations:
         if isinstance(a, GatedActivation):
-            out.append(f"  gated {a.name}: g(z) = {sp.sstr(a.gate.expr)}")
+            out.append(f"  gated {a.name}: g(z) = {plain_expr(a.gate.expr)}")
         else:
             params = "".join(f"  [parameter {p.symbol}{_constraint(p)}]" for p in a.params)
-            out.append(f"  {a.name}(z) = {sp.sstr(a.expr)}{params}")
+            out.append(f"  {a.name}(z) = {plain_expr(a.expr)}{params}")
     out.append(f"blocks ({len(spec.blocks)}):")
     for b in spec.blocks:
         weights = " inline weights" if b.has_inline_weights else (f' weights "{b.weights.file}"' if b.weights else "")
@@ -181,10 +182,10 @@ def _check_one(path: str) -> int:
         for sp_ in spec.spaces:
             if sp_.parametric:
                 ranges = ", ".join(f"{r.symbol} in [{r.low}, {r.high}]" for r in sp_.ranges)
-                out.append(f"  {sp_.name}: family {sp.sstr(sp_.family)}, {ranges}, grid {sp_.grid}")
+                out.append(f"  {sp_.name}: family {plain_expr(sp_.family)}, {ranges}, grid {sp_.grid}")
             else:
                 out.append(f"  {sp_.name}: size {sp_.size}, primitives {', '.join(p.name for p in sp_.primitives)}, "
-                           f"constants {', '.join(sp.sstr(c) for c in sp_.constants)}, operators {' '.join(sp_.operators)}")
+                           f"constants {', '.join(plain_expr(c) for c in sp_.constants)}, operators {' '.join(sp_.operators)}")
     print("\n".join(out))
     return 0
 

@@ -183,7 +183,7 @@ def test_terminal_output_has_no_markup() -> None:
 def test_series_query_prints_the_series(tmp_path: Path) -> None:
     spec = write(tmp_path, "s.absorb", "activation squareplus(z) = (z + sqrt(z^2 + 4))/2\nseries squareplus order 6\n")
     code, out, _ = run("prove", str(spec))
-    assert code == 0 and "σ(z) = 1 + z/2 + z**2/8 - z**4/128 + z**6/1024 + O(z^7)" in out
+    assert code == 0 and "σ(z) = 1 + z/2 + z^2/8 - z^4/128 + z^6/1024 + O(z^7)" in out
 
 
 def test_exit_codes_are_documented_and_the_same_everywhere(tmp_path: Path) -> None:

@@ -219,8 +219,9 @@ def _odd_linear(expr: sp.Expr) -> tuple[Evidence, sp.Expr | None, ParitySplit | 
         steps.append(Step("simplify((σ(z) − σ(−z))/(2z)) is free of z", sp.Eq(
             label("σ_odd(z)/z", r"\sigma_{\mathrm{odd}}(z)/z"), c, evaluate=False)))
     else:
-        steps.append(Step(f"on each of the {len(split.segments)} segments of z > 0 between breakpoints, "
-                          "(σ(z) − σ(−z))/(2z) simplifies to the same constant", c))
+        n = len(split.segments)
+        where = "on z > 0 (no breakpoint there)" if n == 1 else f"on each of the {n} segments of z > 0 between breakpoints"
+        steps.append(Step(f"{where}, (σ(z) − σ(−z))/(2z) simplifies to the same constant", c))
         if split.points:
             steps.append(Step("and at every breakpoint b > 0, (σ(b) − σ(−b))/2 = c·b exactly",
                               sp.FiniteSet(*[b for b, _, _ in split.points])))

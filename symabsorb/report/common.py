@@ -12,6 +12,7 @@ from ..analysis.facts import Evidence
 from ..theory.derivation import NodeState, Verdict
 from ..theory.library import Library
 from .model import Report
+from .plainmath import plain_expr
 
 __all__ = [
     "CITATION",
@@ -126,7 +127,7 @@ def show(value: sp.Basic | None) -> str:
             simpler = value
         if sp.count_ops(simpler) < sp.count_ops(value) and sp.simplify(simpler - value) == 0:
             value = simpler
-    return sp.sstr(value)
+    return plain_expr(value)
 
 
 def facts_rows(f: ActivationFacts) -> list[tuple[str, Evidence, str]]:
@@ -134,16 +135,16 @@ def facts_rows(f: ActivationFacts) -> list[tuple[str, Evidence, str]]:
     p, z, s, h, g, po = f.parity, f.at_zero, f.series, f.homogeneity, f.growth, f.polynomial
     rows = [
         ("odd part c·z", p.evidence,
-         f"c = {sp.sstr(p.odd_linear_constant)}" if p.odd_linear_constant is not None else "not exactly linear"
+         f"c = {plain_expr(p.odd_linear_constant)}" if p.odd_linear_constant is not None else "not exactly linear"
          if p.evidence.refuted else "undecided"),
         ("symmetry", p.symmetry_evidence, p.symmetry or "undecided"),
         ("differentiable at 0", z.evidence,
          (f"σ(0) = {show(z.value)}, " if z.value is not None else "") +
          (f"σ'(0) = {show(z.derivative)}" if z.derivative is not None else
-          f"left {sp.sstr(z.left_derivative)}, right {sp.sstr(z.right_derivative)}"
+          f"left {plain_expr(z.left_derivative)}, right {plain_expr(z.right_derivative)}"
           if z.left_derivative is not None else "undecided")),
         ("analytic at 0", s.evidence, "yes" if s.analytic_at_0 else ("no" if s.analytic_at_0 is False else "undecided")),
-        ("positively homogeneous", h.evidence, f"degree {sp.sstr(h.degree)}" if h.degree is not None else
+        ("positively homogeneous", h.evidence, f"degree {plain_expr(h.degree)}" if h.degree is not None else
          ("no" if h.evidence.refuted else "undecided")),
         ("growth", g.evidence, f"{g.growth_class} (+∞: {g.plus_infinity}, −∞: {g.minus_infinity})"
          if g.growth_class else "undecided"),
@@ -153,8 +154,8 @@ def facts_rows(f: ActivationFacts) -> list[tuple[str, Evidence, str]]:
         sym = f.symmetry
         rows.append(("scale-sign symmetries Sym(σ)", sym.evidence,
                      "{" + ", ".join(c.describe() for c in sym.kept) + "}; remainders "
-                     + ", ".join(sp.sstr(r) for r in sym.remainders()) if sym.evidence.proved else "undecided"))
+                     + ", ".join(plain_expr(r) for r in sym.remainders()) if sym.evidence.proved else "undecided"))
     if f.gate is not None:
         rows.append(("gate flip g(z)+g(−z) = 2g(0)", f.gate.evidence,
-                     f"g(0) = {sp.sstr(f.gate.value_at_0)}, flip symmetric: {f.gate.flip_symmetric}"))
+                     f"g(0) = {plain_expr(f.gate.value_at_0)}, flip symmetric: {f.gate.flip_symmetric}"))
     return rows

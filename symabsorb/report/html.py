@@ -16,6 +16,7 @@ from .common import VERDICT_TEXT, facts_rows, has_index_set, text_pieces
 from .escape import html_math
 from .escape import html_text as escape  # the one HTML escaper (symabsorb.report.escape)
 from .model import QueryAnswer, Report
+from .plainmath import tidy
 from .plots import activation_svg, has_taylor_curve, report_activations
 from .svggraph import graph_svg, legend_svg
 
@@ -170,7 +171,7 @@ class HtmlRenderer:
                 f"({escape(ev.decided_by.value)}){reason}<ul>{items}</ul></div>")
 
     def fact_step(self, s: Step) -> str:
-        return escape(s.text) + (": " + self.expr(s.claim) if s.claim is not None else "")
+        return escape(s.text) + (": " + self.expr(tidy(s.claim)) if s.claim is not None else "")
 
     @render.register
     def _(self, node: ActivationFacts) -> str:

@@ -4,6 +4,7 @@ the steps) that compiles with pdflatex, or with ``fragment=True`` only the body 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import singledispatchmethod
 
 import sympy as sp
@@ -16,8 +17,9 @@ from ..theory.library import Library
 from .common import SOURCE_COLORS, STATE_COLORS, VERDICT_TEXT, facts_rows, has_index_set, node_id, text_pieces, used_graph
 from .escape import latex_math, latex_text
 from .model import QueryAnswer, Report
+from .plainmath import tidy
 
-__all__ = ["PREAMBLE", "LatexRenderer", "activation_figures", "graph_tikz", "render_latex", "result_name"]
+__all__ = ["PREAMBLE", "LatexRenderer", "activation_figures", "graph_tikz", "latex_prose", "render_latex", "result_name"]
 
 ENVIRONMENTS = {"theorem": "theorem", "lemma": "lemma", "proposition": "proposition", "corollary": "corollary",
                 "definition": "definition", "open-problem": "problem"}
@@ -38,6 +40,125 @@ PREAMBLE = r"""\usepackage{amsmath,amssymb,amsthm}
 
 # The one LaTeX escaper (symabsorb.report.escape): every user-derived string goes through it.
 escape_text = latex_text
+
+
+# ---- plain text with math notation (fact steps, reasons, notes) -----------------------------------
+
+#: Unicode letters and symbols of plain-text steps as math macros (each wrapped in ``$...$``).
+MATH_CHARS = {
+    **{ch: "\\" + name for ch, name in zip("αβγδεζηθικλμνξπρςστυφχψω",
+                                          "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi pi "
+                                          "rho varsigma sigma tau upsilon phi chi psi omega".split(), strict=True)},
+    **{ch: "\\" + name for ch, name in zip("ΓΔΘΛΞΠΣΥΦΨΩ", "Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi Omega".split(),
+                                          strict=True)},
+    "ϑ": "\\vartheta", "ϕ": "\\phi", "ϵ": "\\epsilon", "ℓ": "\\ell",
+    "≥": "\\ge", "≤": "\\le", "≠": "\\ne", "≈": "\\approx", "≡": "\\equiv", "∼": "\\sim", "≅": "\\cong",
+    "⊗": "\\otimes", "⊙": "\\odot", "⊕": "\\oplus", "∘": "\\circ", "·": "\\cdot", "×": "\\times", "÷": "\\div",
+    "±": "\\pm", "∓": "\\mp", "−": "-", "∞": "\\infty", "∂": "\\partial", "∇": "\\nabla", "√": "\\surd",
+    "∈": "\\in", "∉": "\\notin", "⊂": "\\subset", "⊆": "\\subseteq", "⊇": "\\supseteq", "∪": "\\cup", "∩": "\\cap",
+    "∖": "\\setminus", "∅": "\\emptyset", "∀": "\\forall", "∃": "\\exists", "→": "\\to", "↦": "\\mapsto",
+    "⇒": "\\Rightarrow", "⇔": "\\Leftrightarrow", "⊥": "\\perp", "⋆": "\\star", "⋯": "\\cdots", "⋮": "\\vdots",
+    "‖": "\\|", "⟨": "\\langle", "⟩": "\\rangle", "⌊": "\\lfloor", "⌋": "\\rfloor", "⌈": "\\lceil", "⌉": "\\rceil",
+    "ℝ": "\\mathbb{R}", "ℕ": "\\mathbb{N}", "ℤ": "\\mathbb{Z}", "ℚ": "\\mathbb{Q}", "ℂ": "\\mathbb{C}",
+    "ᵀ": "^{\\top}", "ᵏ": "^{k}", "⁻": "^{-}", "⁽": "^{(}", "⁾": "^{)}", "²": "^{2}", "³": "^{3}", "¹": "^{1}",
+    **{chr(0x2080 + i): f"_{{{i}}}" for i in range(10)},
+    "|": "|", "<": "<", ">": ">",
+}
+#: Unicode in running text that is not math.
+TEXT_CHARS = {"—": "---", "–": "--", "…": "\\dots{}", "’": "'", "‘": "`", "“": "``", "”": "''", "§": "\\S{}",
+              "¦": "\\textbar{}", "é": "\\'e", "è": "\\`e", "ä": '\\"a', "ö": '\\"o', "ü": '\\"u', "â": "\\^a",
+              "Â": "\\^A", "ĉ": "\\^c", "Ĝ": "\\^G", "ŵ": "\\^w", "ñ": "\\~n", "\u00a0": "~"}
+_SCRIPT = re.compile(r"[_^](\{[A-Za-z0-9 ,+\-]*\}|-?[0-9]+|[A-Za-z]+|[α-ωΑ-Ω])")
+#: What a script attaches to: one letter for ``_`` (``s_k``, ``W_down``, not ``relu_mlp``); for
+#: ``^`` a word of at most three letters or digits, or a bracket, a bar or math just before it.
+_SUB_BASE = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z]$")
+_SUP_BASE = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z0-9]{1,3}$")
+
+
+def _script(body: str) -> str:
+    body = body[1:-1] if body.startswith("{") else body
+    if len(body) > 1 and body.isalpha():
+        return "{\\mathrm{" + body + "}}"
+    return "{" + "".join(MATH_CHARS.get(ch, ch) for ch in body) + "}"
+
+
+_OPERAND = r"(?:-?\d+(?:\.\d+)?|[A-Za-zα-ωΑ-Ω](?:[_^](?:[A-Za-z0-9]|\{[A-Za-z0-9 ,+\-]*\}))?)"
+_RELATION = r"(?:>=|<=|!=|=|<|>|≥|≤|≠)"
+#: ``m >= d``, ``k > N = 1``, ``μ = -1``: single-letter or numeric operands joined by relations, set as one formula.
+_CHAIN = re.compile(rf"(?<![\w(|'.^_\-]){_OPERAND}(?:\s*{_RELATION}\s*{_OPERAND})+(?![\w(|'])")
+_RELATIONS = {">=": "\\ge ", "<=": "\\le ", "!=": "\\ne "}
+
+
+def _chain_math(chain: str) -> str:
+    chain = re.sub(r">=|<=|!=", lambda m: _RELATIONS[m.group(0)], chain)
+    chain = _SCRIPT.sub(lambda m: ("_" if m.group(0)[0] == "_" else "^") + _script(m.group(1)), chain)
+    out = "".join(MATH_CHARS.get(ch, ch) + (" " if ch in MATH_CHARS and MATH_CHARS[ch][-1:].isalpha() else "")
+                  for ch in chain)
+    return re.sub(r"\s+", " ", out).strip()
+
+
+def latex_prose(text: str) -> str:
+    """Plain text as written in fact steps and reasons (``(μ^k - κ)s_k = 0``, ``|t|^N``, ``W_down``,
+    ``m >= d``) as LaTeX: Greek letters, relations, sub- and superscripts and formulas of single-letter
+    operands in math mode, everything else escaped by :func:`~symabsorb.report.escape.latex_text`; a
+    character without a macro is written as its code point (``[U+2603]``), never dropped."""
+    pieces: list[tuple[bool, str]] = []  # (is_math, LaTeX)
+
+    def add(is_math: bool, s: str) -> None:
+        if not s:
+            return
+        if pieces and pieces[-1][0] == is_math:
+            prev = pieces[-1][1]
+            if is_math and re.search(r"\\[A-Za-z]+$", prev) and s[:1].isalpha():
+                s = " " + s
+            pieces[-1] = (is_math, prev + s)
+        else:
+            pieces.append((is_math, s))
+
+    pos = 0
+    for m in _CHAIN.finditer(text):
+        _prose(text[pos:m.start()], pieces, add)
+        add(True, _chain_math(m.group(0)))
+        pos = m.end()
+    _prose(text[pos:], pieces, add)
+    return "".join(f"${s}$" if is_math else s for is_math, s in pieces)
+
+
+def _prose(text: str, pieces: list[tuple[bool, str]], add: Callable[[bool, str], None]) -> None:
+    i, run = 0, ""
+    while i < len(text):
+        ch = text[i]
+        m = _SCRIPT.match(text, i)
+        base = (_SUB_BASE if ch == "_" else _SUP_BASE).search(run) if m else None
+        if m and (base or (ch == "^" and (run[-1:] in (")", "]") or (not run and pieces and pieces[-1][0])))):
+            if base:
+                add(False, latex_text(run[:base.start()]))
+                add(True, base.group(0))
+            elif run:
+                add(False, latex_text(run))
+            run = ""
+            add(True, ("_" if ch == "_" else "^") + _script(m.group(1)))
+            i = m.end()
+            continue
+        minus = (ch == "-" and (i == 0 or text[i - 1] in " ([,=") and text[i + 1:i + 2] != ""
+                 and (text[i + 1].isalnum() or text[i + 1] in " (|" or text[i + 1] in MATH_CHARS))
+        if ch in MATH_CHARS or minus:
+            if run:
+                add(False, latex_text(run))
+                run = ""
+            add(True, MATH_CHARS.get(ch, "-"))
+        elif ch in TEXT_CHARS:
+            if run:
+                add(False, latex_text(run))
+                run = ""
+            add(False, TEXT_CHARS[ch])
+        elif ord(ch) > 126 and latex_text(ch) == "?":
+            run += f"[U+{ord(ch):04X}]"
+        else:
+            run += ch
+        i += 1
+    if run:
+        add(False, latex_text(run))
 
 
 _NUMBER = re.compile(r"(\d+(?:\.\d+)*)$")
@@ -131,7 +252,7 @@ class LatexRenderer:
         for rid in ids:
             r = self.library.results[rid]
             name, number = result_name(r.kind, r.label)
-            title = f"{escape_text(r.title)}; \\emph{{{escape_text(r.source)}}}"
+            title = f"{latex_prose(r.title)}; \\emph{{{escape_text(r.source)}}}"
             begin = (f"\\begin{{result}}{{{name}}}{{{escape_text(number)}}}{{{title}}}" if number is not None
                      else f"\\begin{{result*}}{{{escape_text(r.label)}}}{{{title}}}")
             end = "\\end{result}" if number is not None else "\\end{result*}"
@@ -149,7 +270,7 @@ class LatexRenderer:
             elif kind == "code":
                 out.append(f"\\texttt{{{escape_text(value)}}}")
             else:
-                out.append(escape_text(value))
+                out.append(latex_prose(value))
         return "".join(out)
 
     @singledispatchmethod
@@ -184,7 +305,7 @@ class LatexRenderer:
 
     @render.register
     def _(self, d: Derivation) -> list[str]:
-        head = f"\\textbf{{Verdict: {VERDICT_TEXT[d.verdict]}}} (scope: {escape_text(d.scope)})"
+        head = f"\\textbf{{Verdict: {VERDICT_TEXT[d.verdict]}}} (scope: {latex_prose(d.scope)})"
         if d.decided_by:
             head += f", decided by {self.cite(d.decided_by)}, \\emph{{{escape_text(d.source or '')}}}"
         lines = [head + ".", ""]
@@ -193,9 +314,9 @@ class LatexRenderer:
             lines += [f"\\textbf{{Condition:}} {latex_math(d.condition)}{some_s} (sufficient: {d.sufficient}; "
                       f"necessary: {d.necessary}).", ""]
         if d.assumptions:
-            lines += ["\\textbf{Assumptions:} " + "; ".join(escape_text(a) for a in d.assumptions) + ".", ""]
+            lines += ["\\textbf{Assumptions:} " + "; ".join(self.text(a) for a in d.assumptions) + ".", ""]
         for note in d.notes:
-            lines += [f"\\emph{{{escape_text(note)}}}", ""]
+            lines += [f"\\emph{{{self.text(note)}}}", ""]
         lines.append("\\begin{enumerate}")
         for step in d.steps:
             lines += self.step(step)
@@ -217,8 +338,8 @@ class LatexRenderer:
         return lines
 
     def evidence(self, label: str, ev: Evidence) -> list[str]:
-        reason = f" --- {escape_text(ev.reason)}" if ev.reason else ""
-        lines = [f"\\item \\emph{{{escape_text(label)}}}: {ev.status.value} ({escape_text(ev.decided_by.value)}){reason}"]
+        reason = f" --- {latex_prose(ev.reason)}" if ev.reason else ""
+        lines = [f"\\item \\emph{{{latex_prose(label)}}}: {ev.status.value} ({escape_text(ev.decided_by.value)}){reason}"]
         if ev.steps:
             lines.append("\\begin{itemize}")
             lines += [f"\\item {self.fact_step(s)}" for s in ev.steps]
@@ -226,7 +347,7 @@ class LatexRenderer:
         return lines
 
     def fact_step(self, s: Step) -> str:
-        return escape_text(s.text) + (f": ${sp.latex(s.claim)}$" if s.claim is not None else "")
+        return latex_prose(s.text) + (f": ${sp.latex(tidy(s.claim))}$" if s.claim is not None else "")
 
     @render.register
     def _(self, node: ActivationFacts) -> list[str]:
@@ -234,8 +355,8 @@ class LatexRenderer:
         lines = [f"Facts about \\texttt{{{escape_text(node.name)}}}: ${g}(z) = {sp.latex(node.expr)}$.",
                  "\\begin{itemize}"]
         for name, ev, value in facts_rows(node):
-            lines.append(f"\\item {escape_text(name)}: {ev.status.value} ({escape_text(ev.decided_by.value)}): "
-                         f"{escape_text(value)}")
+            lines.append(f"\\item {latex_prose(name)}: {ev.status.value} ({escape_text(ev.decided_by.value)}): "
+                         f"{latex_prose(value)}")
         lines.append("\\end{itemize}")
         return lines
 

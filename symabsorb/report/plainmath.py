@@ -9,8 +9,11 @@ control word it does not know is shown by its name. Prose around the math passes
 from __future__ import annotations
 
 import re
+from typing import Any
 
-__all__ = ["plain_math"]
+import sympy as sp
+
+__all__ = ["plain_expr", "plain_math", "tidy"]
 
 _TOKEN = re.compile(r"\\[A-Za-z]+|\\.|\\$|[{}^_&$~]|[^\\{}^_&$~]+")
 
@@ -24,12 +27,14 @@ _SYMBOLS = {
     "langle": "⟨", "rangle": "⟩", "lfloor": "⌊", "rfloor": "⌋", "lceil": "⌈", "rceil": "⌉",
     "quad": "  ", "qquad": "  ", ",": " ", ";": " ", ":": " ", ">": " ", "!": "", " ": " ",
     "partial": "∂", "nabla": "∇", "circ": "∘", "ast": "*", "star": "⋆", "perp": "⊥", "emptyset": "∅",
-    "varnothing": "∅", "ell": "ℓ", "colon": ":", "lbrace": "{", "rbrace": "}",
+    "varnothing": "∅", "ell": "ℓ", "colon": ":", "lbrace": "{", "rbrace": "}", "surd": "√", "Leftrightarrow": "⇔",
+    "supseteq": "⊇", "oplus": "⊕", "sim": "∼", "cong": "≅", "div": "÷", "varsigma": "ς", "wedge": "∧", "vee": "∨",
+    "land": "∧", "lor": "∨", "neg": "¬", "lnot": "¬",
     "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε", "zeta": "ζ",
     "eta": "η", "theta": "θ", "vartheta": "ϑ", "iota": "ι", "kappa": "κ", "lambda": "λ", "mu": "μ",
     "nu": "ν", "xi": "ξ", "pi": "π", "rho": "ρ", "sigma": "σ", "tau": "τ", "upsilon": "υ", "phi": "φ",
     "varphi": "φ", "chi": "χ", "psi": "ψ", "omega": "ω", "Gamma": "Γ", "Delta": "Δ", "Theta": "Θ",
-    "Lambda": "Λ", "Xi": "Ξ", "Pi": "Π", "Sigma": "Σ", "Phi": "Φ", "Psi": "Ψ", "Omega": "Ω",
+    "Lambda": "Λ", "Xi": "Ξ", "Pi": "Π", "Sigma": "Σ", "Phi": "Φ", "Psi": "Ψ", "Omega": "Ω", "Upsilon": "Υ",
 }
 _FONTS = {"mathrm", "operatorname", "text", "textrm", "textit", "textbf", "mathbf", "mathit", "mathsf",
           "mathtt", "boldsymbol", "bm", "mathcal", "mathscr", "mathfrak", "emph", "hat", "bar", "tilde",
@@ -118,6 +123,20 @@ class _Renderer:
             self.items[self.i] = rest
         return text.lstrip()[:1]
 
+    def root_index(self) -> str | None:
+        """The ``[n]`` of ``\\sqrt[n]{x}``, taken off the items (None when there is none)."""
+        if self.i >= len(self.items) or not isinstance(self.items[self.i], str):
+            return None
+        m = re.match(r"\s*\[([^\]]*)\]", str(self.items[self.i]))
+        if m is None:
+            return None
+        rest = str(self.items[self.i])[m.end():]
+        if rest:
+            self.items[self.i] = rest
+        else:
+            self.i += 1
+        return m.group(1).strip()
+
     def bare_word(self) -> str | None:
         """A run of letters and digits right after ``_`` or ``^`` (no brace group, no space), taken whole."""
         if self.i >= len(self.items) or not isinstance(self.items[self.i], str):
@@ -151,7 +170,11 @@ class _Renderer:
             out = f"{_wrap(top)}/{_wrap(bottom)}"
             return f"({out})" if self.followed_by_operand() else out
         if name == "sqrt":
-            return "√" + _wrap(self.argument())
+            index = self.root_index()
+            radicand = _wrap(self.argument())
+            if index is None or index == "2":
+                return "√" + radicand
+            return {"3": "∛", "4": "∜"}[index] + radicand if index in ("3", "4") else f"{radicand}^(1/{index})"
         if name == "operatorname":  # \operatorname{rank}A -> rank A
             word = self.argument()
             after = self.items[self.i] if self.i < len(self.items) else ""
@@ -233,4 +256,116 @@ def plain_math(text: str) -> str:
     """``text`` with its LaTeX turned into readable plain text (see the module's docstring)."""
     items, _ = _parse(_TOKEN.findall(text))
     out = _render(items)
-    return re.sub(r"\(\s+", "(", re.sub(r"\s+\)", ")", out))
+    out = re.sub(r"\(\s+", "(", re.sub(r"\s+\)", ")", re.sub(r"(?<=\S) {2,}(?=\S)", " ", out)))
+    # SymPy writes a leading minus as `- \frac{7}{5}`: `z = -7/5`, `(-1, 2)`, not `z = - 7/5`
+    return re.sub(r"(^|[=(\[,;{]\s*|[≤≥<>≠]\s*)- (?=[\w(√∛∜])", r"\1-", out)
+
+
+# ---- SymPy expressions as the spec's own syntax ------------------------------------------------------
+
+
+def _spec_printer() -> object:
+    from sympy.printing.precedence import PRECEDENCE, precedence
+    from sympy.printing.str import StrPrinter
+
+    class SpecPrinter(StrPrinter):
+        """``max(0, z)^2``, ``if z >= 0 then z else alpha*z``, ``sqrt(z^2 + 4)``, ``e``: what a spec would say."""
+
+        def _print_Pow(self, expr: Any, rational: bool = False) -> str:
+            base, exp = expr.base, expr.exp
+            if exp == sp.S.Half:
+                return f"sqrt({self._print(base)})"
+            if exp == -sp.S.Half:
+                return f"1/sqrt({self._print(base)})"
+            if exp == -1:
+                return "1/" + self.parenthesize(base, PRECEDENCE["Pow"], strict=True)
+            if base == sp.E:
+                return f"exp({self._print(exp)})"
+            b = self.parenthesize(base, PRECEDENCE["Pow"], strict=True)
+            e = self.parenthesize(exp, PRECEDENCE["Pow"], strict=False)
+            if exp.is_Number and exp < 0:
+                e = f"({self._print(exp)})"
+            return f"{b}^{e}"
+
+        def _print_Exp1(self, expr: Any) -> str:
+            return "e"
+
+        def _print_Max(self, expr: Any) -> str:
+            return "max(" + ", ".join(self._print(a) for a in expr.args) + ")"
+
+        def _print_Min(self, expr: Any) -> str:
+            return "min(" + ", ".join(self._print(a) for a in expr.args) + ")"
+
+        def _print_Abs(self, expr: Any) -> str:
+            return f"abs({self._print(expr.args[0])})"
+
+        def _print_And(self, expr: Any) -> str:
+            return " and ".join(self.parenthesize(a, precedence(expr)) for a in expr.args)
+
+        def _print_Or(self, expr: Any) -> str:
+            return " or ".join(self.parenthesize(a, precedence(expr)) for a in expr.args)
+
+        def _print_BooleanTrue(self, expr: Any) -> str:
+            return "true"
+
+        def _print_BooleanFalse(self, expr: Any) -> str:
+            return "false"
+
+        def _print_Piecewise(self, expr: Any) -> str:
+            pieces = list(expr.args)
+            out = ""
+            for value, cond in pieces[:-1]:
+                out += f"if {self._print(cond)} then {self._print(value)} else "
+            value, cond = pieces[-1]
+            if cond == sp.true:
+                out += self._print(value)
+            else:  # undefined outside the last condition
+                out += f"if {self._print(cond)} then {self._print(value)} else undefined"
+            return "(" + out + ")"
+
+        def _print_FiniteSet(self, expr: Any) -> str:
+            return "{" + ", ".join(self._print(a) for a in sorted(expr.args, key=sp.default_sort_key)) + "}"
+
+    return SpecPrinter({"order": None})
+
+
+_PRINTER: Any = None
+
+
+def tidy(expr: Any) -> Any:
+    """``expr`` with the products ``|x|·sign(x)`` written ``x`` (equal for every real ``x``): the
+    odd part of ReLU is ``z/2``, not ``|z| sign(z)/2``."""
+    if not isinstance(expr, sp.Basic):
+        return expr
+
+    def pair(node: Any) -> bool:
+        if not node.is_Mul:
+            return False
+        abs_args = {a.args[0] for a in node.args if isinstance(a, sp.Abs)}
+        return any(isinstance(a, sp.sign) and a.args[0] in abs_args for a in node.args)
+
+    def merge(node: Any) -> Any:
+        factors = list(node.args)
+        for s in [a for a in factors if isinstance(a, sp.sign)]:
+            if sp.Abs(s.args[0]) in factors and s in factors:
+                factors.remove(s)
+                factors.remove(sp.Abs(s.args[0]))
+                factors.append(s.args[0])
+        return sp.Mul(*factors)
+
+    try:
+        return expr.replace(pair, merge)
+    except (TypeError, ValueError, AttributeError):  # pragma: no cover - SymPy corner cases
+        return expr
+
+
+def plain_expr(expr: Any) -> str:
+    """A SymPy expression in the spec's own syntax: ``max(0, z)^2``, ``if z >= 0 then z else alpha*z``,
+    ``sqrt(z^2 + 4)/2``, never SymPy's ``Max``, ``Piecewise`` or ``**``."""
+    global _PRINTER
+    if _PRINTER is None:
+        _PRINTER = _spec_printer()
+    out = _PRINTER.doprint(tidy(expr))  # type: ignore[attr-defined]
+    if isinstance(expr, sp.Piecewise) and out.startswith("(") and out.endswith(")"):
+        out = out[1:-1]
+    return out

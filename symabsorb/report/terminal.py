@@ -16,10 +16,10 @@ import sympy as sp
 from ..analysis.engine import ActivationFacts
 from ..theory.derivation import Derivation, NodeState, Verdict, Witness
 from ..theory.library import Library
-from .common import CITATION, VERDICT_TEXT, facts_rows, has_index_set
+from .common import VERDICT_TEXT, facts_rows, has_index_set, text_pieces
 from .escape import terminal_text
 from .model import QueryAnswer, Report
-from .plainmath import plain_math
+from .plainmath import plain_expr, plain_math
 
 __all__ = ["VERDICT_STYLE", "plain_math", "render_answer_terminal", "render_terminal"]
 
@@ -28,13 +28,18 @@ VERDICT_STYLE = {Verdict.IMPOSSIBLE: "bold red", Verdict.CONDITIONAL: "bold yell
 _DISTANCE = re.compile(r"\\min_S[^$]*\\ge ([0-9.eE+-]+)\$(?: \(([0-9.eE+-]+) relative)?")
 
 
-def _cites(text: str, library: Library) -> str:
-    return CITATION.sub(lambda m: library.results[m.group(1)].label if m.group(1) in library.results else m.group(0),
-                        text)
-
-
 def _line(text: str, library: Library) -> str:
-    return plain_math(_cites(text, library)).replace("`", "")
+    """A step's text for a terminal: citations as labels, math (``$...$``) made legible, the prose
+    around it kept as written (its braces are a set's, its ``_`` and ``^`` plain text)."""
+    out = []
+    for kind, value in text_pieces(text, library):
+        if kind == "cite":
+            out.append(library.results[value].label)
+        elif kind == "math":
+            out.append(plain_math(value))
+        else:
+            out.append(value)
+    return "".join(out)
 
 
 def _witness_text(w: Witness) -> str:
@@ -73,7 +78,7 @@ def _facts_summary(a: QueryAnswer) -> str:
         return series_text(a.facts, a.order or 8)
     if a.kind == "parity":
         p = a.facts.parity
-        c = f", odd part c·z with c = {sp.sstr(p.odd_linear_constant)}" if p.odd_linear_constant is not None else ""
+        c = f", odd part c·z with c = {plain_expr(p.odd_linear_constant)}" if p.odd_linear_constant is not None else ""
         return f"symmetry: {p.symmetry or 'undecided'}{c}"
     return "; ".join(f"{n}: {v}" for n, _, v in facts_rows(a.facts)[:3])
 
@@ -87,7 +92,7 @@ def series_text(f: ActivationFacts, order: int) -> str:
 
     poly = sum((c * Z**k for k, c in enumerate(s.coefficients)), sp.S.Zero)
     terms = sp.Poly(poly, Z).terms() if poly != 0 else []
-    ordered = " + ".join(sp.sstr(c * Z**k[0]) for k, c in sorted(terms, key=lambda t: t[0][0])).replace("+ -", "- ")
+    ordered = " + ".join(plain_expr(c * Z**k[0]) for k, c in sorted(terms, key=lambda t: t[0][0])).replace("+ -", "- ")
     return f"{'g' if f.gated else 'σ'}(z) = {ordered or '0'} + O(z^{order + 1})"
 
 
@@ -175,7 +180,7 @@ def _facts_lines(a: QueryAnswer) -> tuple[str, list[tuple[str, str]]]:
     f = a.facts
     assert f is not None
     g = "g" if f.gated else "σ"
-    head = f"{g}(z) = {sp.sstr(f.expr)}"
+    head = f"{g}(z) = {plain_expr(f.expr)}"
     if a.kind == "series":
         return head, [("series", series_text(f, a.order or 8))]
     rows: Sequence[tuple[str, object, str]] = facts_rows(f)
