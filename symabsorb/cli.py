@@ -230,16 +230,17 @@ def cmd_facts(args: argparse.Namespace) -> int:
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return 0
     from .report.common import facts_rows
+    from .report.plainmath import plain_expr
 
     g = "g" if facts.gated else "σ"
-    print(f"{act.name}: {g}(z) = {data['expression']}")
+    print(f"{act.name}: {g}(z) = {plain_expr(facts.expr)}")
     for name, ev, value in facts_rows(facts):
         print(f"  {name:34s} {ev.status.value:8s} {value}   [{ev.decided_by.value}]")
         if args.steps or ev.reason:
             if ev.reason:
                 print(f"      reason: {ev.reason}")
             for s in ev.steps if args.steps else ():
-                claim = f": {s.claim}" if s.claim is not None else ""
+                claim = f": {plain_expr(s.claim)}" if s.claim is not None else ""
                 print(f"      - {s.text}{claim}")
     return 0
 

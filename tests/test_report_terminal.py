@@ -52,5 +52,5 @@ def test_check_series_and_classify_print_no_internals() -> None:
     for act in ("log(1 + z^2)^(1/3)", "relu", "if z >= 0 then z else z/5"):
         code, out, _, _ = run_cli("classify", act)
         assert code == 0 and not INTERNALS.search(out), (act, INTERNALS.search(out))
-    code, out, _, _ = run_cli("facts", "relu")
+    code, out, _, _ = run_cli("facts", "relu", "--steps")
     assert "σ(z) = max(0, z)" in out and not INTERNALS.search(out)

@@ -287,6 +287,12 @@ def _spec_printer() -> object:
                 e = f"({self._print(exp)})"
             return f"{b}^{e}"
 
+        def _print_Equality(self, expr: Any) -> str:
+            return f"{self._print(expr.lhs)} = {self._print(expr.rhs)}"
+
+        def _print_Unequality(self, expr: Any) -> str:
+            return f"{self._print(expr.lhs)} ≠ {self._print(expr.rhs)}"
+
         def _print_Exp1(self, expr: Any) -> str:
             return "e"
 
