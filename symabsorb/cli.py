@@ -324,7 +324,13 @@ def cmd_graph(args: argparse.Namespace) -> int:
 
         spec, text = _read_spec(args.spec)
         states = api.prove(api.Spec(spec, text), budget=args.budget, lib=library).data.node_states()
-    sys.stdout.write(render_graph(library, args.format, states))
+    fmt = args.format or ("html" if args.output and Path(args.output).suffix.lower() in (".html", ".htm") else "dot")
+    out = render_graph(library, fmt, states)
+    if args.output:
+        _write_atomic(Path(args.output), out, protect=[Path(args.spec)] if args.spec and args.spec != "-" else [])
+        print(f"wrote {args.output} ({fmt}, {len(library.results)} results)")
+    else:
+        sys.stdout.write(out)
     return 0
 
 
@@ -473,7 +479,10 @@ def build_parser() -> argparse.ArgumentParser:
     ca.set_defaults(func=cmd_catalog)
 
     gr = sub.add_parser("graph", help="print the lemma graph")
-    gr.add_argument("--format", choices=("dot", "mermaid", "json"), default="dot")
+    gr.add_argument("--format", choices=("dot", "mermaid", "json", "html"),
+                    help="dot (default), mermaid, json, or html: one self-contained interactive page "
+                    "(the default for -o FILE.html)")
+    gr.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     gr.add_argument("--theorems", action="append", metavar="DIR")
     gr.add_argument("--spec", metavar="SPEC", help="colour each result by its state after proving SPEC's queries "
                     "(applied, hypothesis failed, undecided, cited, not tried)")

@@ -1,4 +1,4 @@
-"""The lemma graph as DOT, Mermaid or JSON (``symabsorb graph``)."""
+"""The lemma graph as DOT, Mermaid, JSON or an interactive HTML page (``symabsorb graph``)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from .escape import dot_string, mermaid_text
 
 __all__ = ["GRAPH_FORMATS", "render_graph"]
 
-GRAPH_FORMATS = ("dot", "mermaid", "json")
+GRAPH_FORMATS = ("dot", "mermaid", "json", "html")
 
 
 def _dot(library: Library, states: dict[str, NodeState]) -> str:
@@ -50,6 +50,10 @@ def render_graph(library: Library, fmt: str = "dot", states: dict[str, NodeState
         return _dot(library, states)
     if fmt == "mermaid":
         return _mermaid(library, states)
+    if fmt == "html":
+        from .graphpage import graph_page
+
+        return graph_page(library, states)
     if fmt == "json":
         return json.dumps(graph_to_dict(library, states), indent=2, ensure_ascii=False) + "\n"
     raise ValueError(f"unknown graph format {fmt!r}; expected one of {', '.join(GRAPH_FORMATS)}")

@@ -1,4 +1,5 @@
-"""One self-contained HTML file: MathML math, inline CSS and SVG, no script, no network."""
+"""One self-contained HTML file: MathML math, inline CSS and SVG, no network. A page's lemma graph is
+interactive (an inline script, :mod:`symabsorb.report.graphpage`); a fragment (notebooks) has no script."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from ..theory.library import Library
 from .common import VERDICT_TEXT, facts_rows, has_index_set, text_pieces
 from .escape import html_math
 from .escape import html_text as escape  # the one HTML escaper (symabsorb.report.escape)
+from .graphpage import report_graph_widget
 from .model import QueryAnswer, Report
 from .plainmath import tidy
 from .plots import activation_svg, has_taylor_curve, report_activations
@@ -45,8 +47,9 @@ math{font-size:1.05em}
 
 
 class HtmlRenderer:
-    def __init__(self, library: Library) -> None:
+    def __init__(self, library: Library, interactive: bool = False) -> None:
         self.library = library
+        self.interactive = interactive  # the lemma graph with its script (pages, not fragments)
 
     # -- text with math and citations
     def math(self, latex: str) -> str:
@@ -96,8 +99,14 @@ class HtmlRenderer:
             f"{sections}"
             f'<section id="activations"><h2>Activations</h2>{plots}</section>'
             '<section id="lemma-graph"><h2>Lemma graph</h2><p>The part of the result library used by these '
-            f'queries.</p><div class="figure">{graph_svg(node)}{legend_svg()}</div></section>'
+            f'queries.</p>{self.graph(node)}</section>'
             f'<section id="references"><h2>References</h2>{refs}</section>')
+
+    def graph(self, report: Report) -> str:
+        """The lemma graph: interactive on a page (pan, zoom, statements, focus), static SVG in a fragment."""
+        if self.interactive:
+            return f'{report_graph_widget(report)}<div class="figure">{legend_svg()}</div>'
+        return f'<div class="figure">{graph_svg(report)}{legend_svg()}</div>'
 
     def plots(self, report: Report) -> str:
         seen = dict(report_activations(report))
@@ -235,5 +244,5 @@ def html_fragment(body: str) -> str:
 
 def render_html(report: Report, fragment: bool = False) -> str:
     """The report as a standalone page, or with ``fragment`` as an embeddable ``<div>`` (notebooks)."""
-    body = HtmlRenderer(report.library).render(report)
+    body = HtmlRenderer(report.library, interactive=not fragment).render(report)
     return html_fragment(body) if fragment else html_page(report.title, body)
