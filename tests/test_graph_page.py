@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import html as htmllib
+import itertools
 import json
 import re
 from pathlib import Path
@@ -18,7 +19,7 @@ import symabsorb
 from symabsorb.report.common import STATE_COLORS
 from symabsorb.report.graphpage import graph_page, script_json
 from symabsorb.report.layout import count_crossings, layout_dag
-from symabsorb.report.svggraph import draw_graph, graph_svg, is_open_problem
+from symabsorb.report.svggraph import graph_svg, is_open_problem
 from symabsorb.theory.derivation import NodeState
 from symabsorb.theory.library import Library, default_library
 
@@ -35,7 +36,7 @@ def _check_layout(nodes: list[str], edges: list[tuple[str, str]], widths: dict[s
     for u, v in edges:  # every edge points down
         assert lay.y[u] < lay.y[v], (u, v)
     for row in lay.layers:  # no two boxes of a layer overlap, left to right in order
-        for a, b in zip(row, row[1:], strict=False):
+        for a, b in itertools.pairwise(row):
             assert lay.x[a] + widths[a] / 2 < lay.x[b] - widths[b] / 2
             assert lay.y[a] == lay.y[b]
     assert sorted(v for row in lay.layers for v in row) == sorted(nodes)
@@ -187,8 +188,9 @@ def test_the_page_in_chromium_screenshot_panel_and_pan_zoom(tmp_path: Path) -> N
         png = b.screenshot(tmp_path / "graph.png")
         assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000
         # a click on a result opens its statement
-        b.eval("document.querySelector('.lg-node[data-i=\"%d\"]').dispatchEvent(new MouseEvent('click', "
-               "{bubbles: true}))" % sorted(lib.results).index("thm8"))
+        i = sorted(lib.results).index("thm8")
+        b.eval(f"document.querySelector('.lg-node[data-i=\"{i}\"]').dispatchEvent(new MouseEvent('click', "
+               "{bubbles: true}))")
         shown = b.eval("Array.from(document.querySelectorAll('.lg-info')).filter(e => !e.hidden)"
                        ".map(e => e.querySelector('h3').textContent)")
         assert shown == [f"{lib.results['thm8'].label}: {lib.results['thm8'].title}"]
