@@ -510,8 +510,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     ve = sub.add_parser("verify", help="re-check the certificates of a JSON report against the weight files")
     ve.add_argument("report", help="a report written by `symabsorb prove --format json`")
-    ve.add_argument("--weights-dir", metavar="DIR", help="where the weight files are (default: the directory of the "
-                    "spec recorded in the report)")
+    ve.add_argument("--weights-dir", metavar="DIR", help="where the weight files are (default: the report's own "
+                    "directory; files are read only inside it unless --allow-outside)")
     ve.add_argument("--blas", action="store_true", help="exact products through float64 BLAS (exact by a size "
                     "argument, ~10x faster) instead of int64 arithmetic without floating point")
     _budget(ve)
@@ -747,18 +747,21 @@ def cmd_absorb(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    """Exact re-check of every certificate; trusts only the certificate and the weight files."""
+    """Exact re-check of every certificate and witness; trusts only them and the weight files.
+    Exit 0: every check passed; 1: a check failed, or nothing to check; 2: bad input."""
     from .weights.verify import verify_report
 
     results = verify_report(Path(args.report), Path(args.weights_dir) if args.weights_dir else None, args.blas)
+    skipped = (f"; {results.unchecked} other quer{'y' if results.unchecked == 1 else 'ies'} not re-checkable "
+               "(symbolic blocks, stacks, verdicts without a certificate or witness)") if results.unchecked else ""
     if not results:
-        print(f"{args.report}: no certificates to check (only decisions on weight files carry one)")
-        return EXIT_OK
+        print(f"{args.report}: nothing to check (only decisions on weights carry certificates or witnesses){skipped}")
+        return EXIT_NEGATIVE
     for r in results:
         print(f"{'OK    ' if r.ok else 'FAILED'} {r.query} ({r.verdict}): {r.detail}")
     failed = sum(1 for r in results if not r.ok)
-    print(f"{len(results) - failed} of {len(results)} certificates checked exactly"
-          + (f"; {failed} FAILED" if failed else ""))
+    print(f"{len(results) - failed} of {len(results)} certificates and witnesses checked exactly"
+          + (f"; {failed} FAILED" if failed else "") + skipped)
     return EXIT_OK if not failed else EXIT_NEGATIVE
 
 

@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["ID_PATTERN", "MAX_TEXT", "check_result_data", "id_collisions", "id_key", "text_problem"]
+__all__ = ["ID_PATTERN", "MAX_TEXT", "check_result_data", "id_collisions", "id_key", "shown", "text_problem"]
 
 ID_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*")
 MAX_ID = 64
@@ -142,5 +142,11 @@ def check_result_data(data: Mapping[str, Any]) -> Problem | None:
     return None
 
 
+def shown(text: str, limit: int = 200) -> str:
+    """``text`` safe to show anywhere: control and bidirectional characters as ``?``, clipped."""
+    out = _BAD_CHARS.sub("?", text)
+    return out if len(out) <= limit else out[: limit - 1] + "…"
+
+
 def _shown(text: str) -> str:
-    return _BAD_CHARS.sub("?", text)[:80]
+    return shown(text, 80)

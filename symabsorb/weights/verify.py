@@ -1,30 +1,52 @@
-"""``symabsorb verify REPORT.json``: re-check every certificate of a report against the weight files.
+"""``symabsorb verify REPORT.json``: re-check every certificate and witness of a report.
 
-Nothing of the report is trusted but the certificate itself and the names of the file and tensors:
-the weights are read again (the same untrusted-input reader as ``prove``), their SHA-256 is
-compared, and the certificate's claim is checked from scratch in exact integer arithmetic
-(:func:`symabsorb.weights.certify.check_certificate`). The verdict must be one the certificate
-supports: ``absorbable`` needs an index set; ``not-absorbable`` a proof that none exists and
-nondegenerate weights (recomputed exactly). The question itself is re-derived from the spec the
-report embeds: the deciding result and ``T = −M/(2c)`` for the block (so a certificate for another
-target, or a nondegeneracy-only certificate where the library needs an index-set condition, fails),
-and a verdict on file weights without a certificate fails.
+Nothing of the report is trusted but the certificates and witnesses themselves, and each is bound
+to what it claims to answer:
+
+* **The question comes from the embedded spec**, resolved again as if it lay beside the report
+  (``spec.path`` is not followed: imports and weights files are confined to the report's directory
+  tree, or to ``--weights-dir``, unless ``--allow-outside``). For each ``absorb`` query the block's
+  own declaration says which file, which tensors (prefix included) and which layout are meant.
+* **A certificate must match that declaration**: the same file name, SHA-256 (required, and
+  compared with the file read now), tensor names and ``transpose``; a certificate copied from
+  another block, tensor or file fails. Its sizes are checked against the block before anything
+  is decoded, so a report cannot make verify allocate more than the weights themselves need.
+* **The verdict must be one the library's data supports** for the re-derived deciding result:
+  ``absorbable`` needs an index set under a result whose ``concrete`` procedure is ``index-set``
+  with sufficiency proved; ``not-absorbable`` from "no index set exists" needs the result's
+  necessity ``proved`` (its ``[conclusion] necessary`` in the TOML) and, for a result scoped to
+  nondegenerate weights, nondegeneracy recomputed exactly; a nondegeneracy-only certificate needs a
+  result that says ``impossible`` for all nondegenerate weights. Then the claim is checked from
+  scratch in exact integer arithmetic (:func:`symabsorb.weights.certify.check_certificate`).
+* **Witnesses are re-checked exactly**: an inline block's flip witness must be the flip of the
+  spec's exact weights over its index set and satisfy ``W_down[:,S] W_up[S,:] = T`` in exact
+  rationals; a file block's witness (when the report repeats it) must be the flip of the file's
+  tensors, float for float, over the certificate's index set.
+* The command's ``--budget`` bounds the whole check (it is never swallowed per query).
+
+Queries verify cannot re-check (symbolic blocks, stacks, verdicts with nothing to check) are
+counted; a report with nothing checkable is "nothing to check" (exit code 1 in the CLI).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from ..budget import BudgetExhausted
 from ..dsl.errors import SpecValueError, SymabsorbError
 from .certify import Certificate, CertificateError, certificate_from_dict, check_certificate, file_digest
 
-__all__ = ["CheckedQuery", "verify_report"]
+__all__ = ["CheckedQuery", "VerifyOutcome", "verify_report"]
 
 #: Largest report read (bytes).
-MAX_REPORT_BYTES = 1 << 30
+MAX_REPORT_BYTES = 256 * 2**20
+#: Limbs of a separating matrix a certificate may carry (the same bound as the certificate reader).
+MAX_LIMBS = 64
 
 
 @dataclass(frozen=True)
@@ -35,28 +57,86 @@ class CheckedQuery:
     detail: str
 
 
-def _load_weights(cert: Certificate, base: Path) -> tuple[Any, Any]:
-    import numpy as np
+class VerifyOutcome(list[CheckedQuery]):
+    """The checked queries (a list), and how many queries of the report had nothing to re-check."""
 
-    from .io import checked_matrix, read_tensors
+    unchecked: int = 0
 
-    info = cert.weights
-    name = info.get("file")
-    if not isinstance(name, str) or not name:
-        raise CertificateError("the certificate names no weights file")
-    path = base / name
-    tensors = read_tensors(path, None, keys=[k for k in (info.get("up"), info.get("down")) if isinstance(k, str)])
-    want = info.get("sha256")
-    if want and file_digest(str(path)) != want:
-        raise CertificateError(f"`{name}` has changed since the report (SHA-256 differs)")
-    up_key, down_key = info.get("up"), info.get("down")
-    if up_key not in tensors or down_key not in tensors:
-        raise CertificateError(f"`{name}` lacks the tensors `{up_key}` / `{down_key}`")
-    up = checked_matrix(tensors[up_key], str(up_key), path, None)
-    down = checked_matrix(tensors[down_key], str(down_key), path, None)
-    if info.get("transpose"):
-        up, down = np.ascontiguousarray(up.T), np.ascontiguousarray(down.T)
-    return up, down
+
+def _declared(block: Any) -> dict[str, Any]:
+    """What the block's own declaration names: file, tensor names (prefix applied), layout."""
+    from ..model.activation import GatedActivation
+
+    decl = block.weights
+    prefix = decl.prefix or ""
+    gated = isinstance(block.activation, GatedActivation)
+    return {"file": decl.file, "up": prefix + (decl.up_key or "W_up"), "down": prefix + (decl.down_key or "W_down"),
+            "gate": prefix + (decl.gate_key or "W_gate") if gated else None, "transpose": bool(decl.transpose)}
+
+
+def _bind(cert_weights: Any, block: Any) -> None:
+    """The certificate is about the tensors this block declares (found by the adversarial review: a
+    genuine certificate of another tensor, prefix or file pasted under a block)."""
+    if not isinstance(cert_weights, dict):
+        raise CertificateError("the certificate names no weights")
+    want = _declared(block)
+    for key in ("file", "up", "down", "gate", "transpose"):
+        got = cert_weights.get(key)
+        if key == "transpose":
+            got = bool(got)
+        if got != want[key]:
+            raise CertificateError(f"the certificate is about {key} `{_shown(got)}`, but the block declares "
+                                   f"`{_shown(want[key])}`")
+    digest = cert_weights.get("sha256")
+    if not isinstance(digest, str) or not re.fullmatch(r"[0-9a-f]{64}", digest):
+        raise CertificateError("the certificate records no SHA-256 of the weights file")
+
+
+def _shown(value: Any) -> str:
+    from ..untrusted import shown
+
+    return shown(str(value))
+
+
+def _load_weights(block: Any, base: Path, root: Path, digest: str) -> Any:
+    """The block's weights, read as ``prove`` reads them, from inside ``root``; the file's SHA-256
+    must be the certificate's."""
+    from ..model.activation import GatedActivation
+    from ..paths import confine
+    from .io import load_block_weights
+
+    decl = block.weights
+    path = confine(base, decl.file, root, decl.span, "weights file")
+    loaded = load_block_weights(replace(decl, file=path.name), path.parent, isinstance(block.activation,
+                                                                                         GatedActivation))
+    if file_digest(loaded.file) != digest:
+        raise CertificateError(f"`{_shown(decl.file)}` has changed since the report (SHA-256 differs)")
+    return loaded
+
+
+def _check_sizes(raw: Any, d: int, m: int) -> None:
+    """Sizes declared in a certificate, against the block's, before anything is decoded."""
+    if not isinstance(raw, dict):
+        raise CertificateError("malformed certificate: not an object")
+    target = raw.get("target")
+    if not isinstance(target, dict) or target.get("rows") != d or target.get("cols") != d:
+        raise CertificateError(f"the certificate's T is not {d} x {d} (the block's dim)")
+    nonzero = target.get("nonzero")
+    if not isinstance(nonzero, list) or len(nonzero) > d * d:
+        raise CertificateError("the certificate's T lists more entries than it has")
+    index_set = raw.get("index_set")
+    if not isinstance(index_set, list) or len(index_set) > m:
+        raise CertificateError("the certificate's index set is larger than the width")
+    y = raw.get("Y")
+    parts = (y or {}).get("sum_of", []) if isinstance(y, dict) or y is None else None
+    if not isinstance(parts, list) or len(parts) > MAX_LIMBS:
+        raise CertificateError("malformed certificate: Y")
+    for part in parts:
+        if not isinstance(part, dict) or part.get("shape") != [d, d]:
+            raise CertificateError(f"a limb of Y is not {d} x {d}")
+        data = part.get("data")
+        if not isinstance(data, str) or len(data) > 8 * (4 * d * d + 1024):
+            raise CertificateError("a limb of Y is larger than a d x d matrix can be")
 
 
 def _consistent(verdict: str, cert: Certificate) -> str | None:
@@ -75,56 +155,75 @@ def _consistent(verdict: str, cert: Certificate) -> str | None:
 
 
 def _blocks_of(data: dict[str, Any], report: Path) -> dict[str, Any] | None:
-    """The blocks of the report's embedded spec, resolved again (None: no spec text in the report)."""
+    """The blocks of the report's embedded spec, resolved again as a file beside the report (None:
+    no spec text). ``spec.path`` only names it: imports are relative to, and confined to, the
+    report's own directory tree."""
     from ..model import resolve_text
     from ..model.block import Block
 
     spec = data.get("spec")
     if not isinstance(spec, dict) or not isinstance(spec.get("text"), str):
         return None
-    path = spec["path"] if isinstance(spec.get("path"), str) else str(report)
-    resolved = resolve_text(spec["text"], str(path))
+    recorded = spec.get("path")
+    name = Path(recorded).name if isinstance(recorded, str) and Path(recorded).name else report.name
+    resolved = resolve_text(spec["text"], str(report.absolute().parent / name))
     return {f"absorb {b.name}": b for b in resolved.blocks if isinstance(b, Block)}
 
 
-def _question(block: Any, up: Any, cert: Certificate) -> str | None:
-    """Re-derive from the spec what the certificate must answer: the deciding result and
-    ``T = −M/(2c)``. A problem (text) when the certificate answers another question."""
-    from dataclasses import replace
+def _library_result(result_id: str | None) -> Any:
+    from ..theory.library import default_library
 
+    library = default_library()
+    return library.results.get(result_id) if result_id else None
+
+
+def _question(block: Any, m: int, d_in: int, cert: Certificate, verdict: str) -> tuple[str | None, Any]:
+    """Re-derive from the spec what the certificate must answer: the deciding result and
+    ``T = −M/(2c)``; the library's data for that result decides which verdicts a certificate may
+    back. Returns (a problem, or None; the re-derived derivation)."""
     from ..theory.derivation import Verdict
     from ..theory.prover import prove
-    from .filedecide import INDEX_SET_RESULTS, _target
+    from .filedecide import _target
 
-    m, d = int(up.shape[0]), int(up.shape[1])
     n = block.skip.matrix.rows if block.skip.kind == "hyper" and block.skip.matrix is not None else 1
-    concrete = replace(block, dim=d // n if n > 1 else d, width=m)
+    concrete = replace(block, dim=d_in // n if n > 1 else d_in, width=m)
     derivation = prove(concrete)
+    result = _library_result(derivation.decided_by)
+    decided = derivation.decided_by or "no result"
     if cert.kind == "nondegenerate":
-        if derivation.verdict is not Verdict.IMPOSSIBLE or "nondegenerate" not in str(derivation.scope):
+        if (derivation.verdict is not Verdict.IMPOSSIBLE or "nondegenerate" not in str(derivation.scope)
+                or result is None or result.conclusion.verdict != "impossible"):
             return ("a nondegeneracy certificate backs a verdict only for results proved for all nondegenerate "
-                    f"weights; for this block the library's answer is {derivation.verdict.value} "
-                    f"({derivation.decided_by or 'no result'})")
-        return None
-    if derivation.decided_by not in INDEX_SET_RESULTS or derivation.condition_constant is None:
-        return (f"the block's question is not an index-set condition (decided by {derivation.decided_by or 'no result'})")
+                    f"weights; for this block the library's answer is {derivation.verdict.value} ({decided})"), derivation
+        return None, derivation
+    conclusion = result.conclusion if result is not None else None
+    if conclusion is None or conclusion.concrete != "index-set" or derivation.condition_constant is None:
+        return f"the block's question is not an index-set condition (decided by {decided})", derivation
+    if verdict == "absorbable" and conclusion.sufficient != "proved":
+        return f"`{decided}` does not prove that its condition suffices", derivation
+    if verdict == "not-absorbable":
+        if conclusion.necessary != "proved":
+            return (f"`{decided}` does not prove that its condition is necessary (necessity: "
+                    f"{conclusion.necessary or 'not stated'}), so no index set is not a proof of not-absorbable"), derivation
+        if conclusion.scope == "nondegenerate weights" and not (cert.nondegenerate or {}).get("holds"):
+            return f"`{decided}` proves necessity only for nondegenerate weights", derivation
     target = _target(concrete, derivation.condition_constant)
     if target is None or target != cert.target:
-        return "the certificate's target T is not −M/(2c) of the block in the report's spec"
-    return None
+        return "the certificate's target T is not −M/(2c) of the block in the report's spec", derivation
+    return None, derivation
 
 
 def _norm(target: Any) -> float:
     """‖T‖_F rounded up (every index-set distance is at most this: S = ∅)."""
     import math
-    from fractions import Fraction
 
     total = sum((v * v for _, _, v in target.entries), Fraction(0))
     return math.nextafter(math.sqrt(float(total)), math.inf)
 
 
-def verify_report(report: Path, weights_dir: Path | None = None, blas: bool = False) -> list[CheckedQuery]:
-    """Every certificate in ``report`` re-checked; raises SpecValueError on an unreadable report.
+def verify_report(report: Path, weights_dir: Path | None = None, blas: bool = False) -> VerifyOutcome:
+    """Every certificate and witness in ``report`` re-checked; raises SpecValueError on an
+    unreadable report.
 
     Unless ``blas``, the exact products run in int64 without floating point (:func:`.exact.integer_only`):
     the check then shares no arithmetic with the float64-BLAS path that made the certificate."""
@@ -136,7 +235,7 @@ def verify_report(report: Path, weights_dir: Path | None = None, blas: bool = Fa
         return _verify(report, weights_dir)
 
 
-def _verify(report: Path, weights_dir: Path | None) -> list[CheckedQuery]:
+def _read_report(report: Path) -> dict[str, Any]:
     from ..paths import read_input
 
     raw = read_input(report, None, "report", max_bytes=MAX_REPORT_BYTES, expected="a JSON report of symabsorb prove")
@@ -148,48 +247,172 @@ def _verify(report: Path, weights_dir: Path | None) -> list[CheckedQuery]:
     if not isinstance(data, dict) or not isinstance(data.get("queries"), list):
         raise SpecValueError(f"`{report}` is not a symabsorb report", None, "no `queries` list",
                              "the output of `symabsorb prove --format json`")
-    spec_path = (data.get("spec") or {}).get("path") if isinstance(data.get("spec"), dict) else None
-    base = weights_dir if weights_dir is not None else (
-        Path(spec_path).parent if isinstance(spec_path, str) and spec_path else report.parent)
+    return data
+
+
+def _verify(report: Path, weights_dir: Path | None) -> VerifyOutcome:
+    data = _read_report(report)
+    root = (weights_dir if weights_dir is not None else report.absolute().parent).resolve()
     try:
         blocks = _blocks_of(data, report)
+    except BudgetExhausted:
+        raise
     except SymabsorbError as err:
         raise SpecValueError(f"the spec embedded in `{report}` does not resolve: {str(err).splitlines()[0]}", None,
                              "a spec that does not resolve", "verify re-derives each question from the spec") from None
     if blocks is None:
         raise SpecValueError(f"`{report}` embeds no spec text", None, "no `spec.text`",
                              "the output of `symabsorb prove --format json`, which embeds its spec")
-    out: list[CheckedQuery] = []
+    out = VerifyOutcome()
     for q in data["queries"]:
         if not isinstance(q, dict) or not isinstance(q.get("derivation"), dict):
+            out.unchecked += 1
             continue
         d = q["derivation"]
-        raw_cert = d.get("certificate")
-        name = str(q.get("query", "?"))
-        verdict = str(d.get("verdict", "?"))
-        block = blocks.get(name)
-        if raw_cert is None:
-            if block is not None and block.weights is not None and verdict in ("absorbable", "not-absorbable"):
-                out.append(CheckedQuery(name, verdict, False, "a verdict on file weights without its certificate"))
-            continue
+        name = _shown(q.get("query", "?"))
+        verdict = _shown(d.get("verdict", "?"))
+        block = blocks.get(str(q.get("query")))
         try:
-            cert = certificate_from_dict(raw_cert)
-            problem = _consistent(verdict, cert)
-            if problem:
-                raise CertificateError(problem)
-            if block is None or block.weights is None:
-                raise CertificateError("the report's spec has no block with a weights file for this query")
-            up, down = _load_weights(cert, base)
-            problem = _question(block, up, cert)
-            if problem:
-                raise CertificateError(problem)
-            if cert.kind != "nondegenerate" and cert.distance > _norm(cert.target):
-                raise CertificateError(f"the claimed distance {cert.distance} exceeds ‖T‖_F (S = ∅ is that close)")
-            detail = check_certificate(cert, up, down)
-            about = "" if cert.kind == "nondegenerate" else cert.describe_target() + ": "
-            out.append(CheckedQuery(name, verdict, True, about + detail))
+            if block is not None and block.weights is not None:
+                checked = _check_file_query(d, block, verdict, root)
+            elif block is not None and block.w_up is not None:
+                checked = _check_inline_query(d, block, verdict)
+            else:
+                checked = None
+            if checked is None:
+                out.unchecked += 1
+            else:
+                out.append(CheckedQuery(name, verdict, True, checked))
+        except BudgetExhausted:
+            raise  # the command's budget ends the command (never swallowed per query)
         except CertificateError as err:
-            out.append(CheckedQuery(name, verdict, False, str(err)))
+            out.append(CheckedQuery(name, verdict, False, _shown(err)))
         except SymabsorbError as err:
-            out.append(CheckedQuery(name, verdict, False, str(err).splitlines()[0] if str(err) else type(err).__name__))
+            out.append(CheckedQuery(name, verdict, False, _shown(str(err).splitlines()[0] if str(err)
+                                                                  else type(err).__name__)))
     return out
+
+
+def _check_file_query(d: dict[str, Any], block: Any, verdict: str, root: Path) -> str | None:
+    raw_cert = d.get("certificate")
+    if raw_cert is None:
+        if verdict in ("absorbable", "not-absorbable"):
+            raise CertificateError("a verdict on file weights without its certificate")
+        return None
+    if not isinstance(raw_cert, dict):
+        raise CertificateError("malformed certificate: not an object")
+    _bind(raw_cert.get("weights"), block)
+    loaded = _load_weights(block, root, root, raw_cert["weights"]["sha256"])
+    up, down = loaded.w_up, loaded.w_down
+    m, d_in = int(up.shape[0]), int(up.shape[1])
+    _check_sizes(raw_cert, d_in, m)
+    cert = certificate_from_dict(raw_cert)
+    problem = _consistent(verdict, cert)
+    if problem:
+        raise CertificateError(problem)
+    problem, _derivation = _question(block, m, d_in, cert, verdict)
+    if problem:
+        raise CertificateError(problem)
+    if cert.kind != "nondegenerate" and cert.distance > _norm(cert.target):
+        raise CertificateError(f"the claimed distance {cert.distance} exceeds ‖T‖_F (S = ∅ is that close)")
+    detail = check_certificate(cert, up, down)
+    witness = d.get("witness")
+    if isinstance(witness, dict):
+        detail += "; " + _check_file_witness(witness, cert, loaded, block)
+    elif verdict == "absorbable" and witness is not None:
+        raise CertificateError("malformed witness")
+    about = "" if cert.kind == "nondegenerate" else cert.describe_target() + ": "
+    return about + detail
+
+
+def _matrix_of(rows: Any, shape: tuple[int, int], what: str) -> list[list[str]]:
+    if not (isinstance(rows, list) and len(rows) == shape[0]
+            and all(isinstance(r, list) and len(r) == shape[1] and all(isinstance(x, str) and len(x) <= 4000 for x in r)
+                    for r in rows)):
+        raise CertificateError(f"the witness's {what} is not a {shape[0]} x {shape[1]} matrix")
+    return rows
+
+
+def _check_file_witness(witness: dict[str, Any], cert: Certificate, loaded: Any, block: Any) -> str:
+    """The report's witness is the flip of the file's tensors over the certificate's index set."""
+    import numpy as np
+
+    s = witness.get("index_set")
+    if not isinstance(s, list) or [int(j) for j in s if isinstance(j, int)] != list(cert.index_set) or \
+            not all(isinstance(j, int) for j in s):
+        raise CertificateError("the witness's index set is not the certificate's")
+    if witness.get("W_up") is None and witness.get("W_down") is None:
+        return "witness: the flip over S (not repeated in the report)"
+    up, down = np.array(loaded.w_up), np.array(loaded.w_down)
+    gate = None if loaded.w_gate is None else np.array(loaded.w_gate)
+    for j in cert.index_set:
+        if gate is not None:
+            gate[j, :] = -gate[j, :]
+            down[:, j] = -down[:, j]
+        else:
+            up[j, :] = -up[j, :]
+    for what, want in (("W_up", up), ("W_down", down), ("W_gate", gate)):
+        got = witness.get(what)
+        if want is None:
+            if got is not None:
+                raise CertificateError(f"the witness has a {what} the block does not")
+            continue
+        rows = _matrix_of(got, (int(want.shape[0]), int(want.shape[1])), what)
+        try:
+            same = all(float(x) == float(w) for row, wrow in zip(rows, want.tolist(), strict=True)
+                       for x, w in zip(row, wrow, strict=True))
+        except ValueError:
+            same = False
+        if not same:
+            raise CertificateError(f"the witness's {what} is not the flip of the file's weights over S")
+    return "witness: exactly the flip of the file's weights over S"
+
+
+def _check_inline_query(d: dict[str, Any], block: Any, verdict: str) -> str | None:
+    """An inline block's witness, re-checked in exact rationals: the flip of the spec's weights over
+    its index set, and ``W_down[:,S] W_up[S,:] = T`` with ``T = −M/(2c)`` re-derived from the spec."""
+    witness = d.get("witness")
+    if verdict != "absorbable" or not isinstance(witness, dict) or witness.get("W_up") is None:
+        return None  # no flip witness (a rank result, or another verdict): nothing verify can re-check
+    import sympy as sp
+
+    from ..theory.prover import prove
+    from ..theory.skips import skip_matrix
+    from .witness import flip_witness
+
+    w_up, w_down = sp.Matrix(block.w_up), sp.Matrix(block.w_down)
+    m, d_in = w_up.shape
+    s = witness.get("index_set")
+    if not isinstance(s, list) or not all(isinstance(j, int) and not isinstance(j, bool) and 0 <= j < m for j in s) \
+            or len(set(s)) != len(s):
+        raise CertificateError("the witness's index set is not a set of units of the block")
+    derivation = prove(block)
+    result = _library_result(derivation.decided_by)
+    conclusion = result.conclusion if result is not None else None
+    if conclusion is None or conclusion.concrete != "index-set" or conclusion.sufficient != "proved" \
+            or derivation.condition_constant is None:
+        raise CertificateError(f"the block's question is not an index-set condition (decided by "
+                               f"{derivation.decided_by or 'no result'})")
+    skip = skip_matrix(block)
+    if skip is None:
+        raise CertificateError("the block has no skip to absorb")
+    target = -sp.Matrix(skip) / (2 * derivation.condition_constant)
+    product = w_down[:, list(s)] * w_up[list(s), :] if s else sp.zeros(d_in, d_in)
+    if product.shape != target.shape or any(sp.expand(x) != 0 for x in product - target):
+        raise CertificateError("W_down[:,S] W_up[S,:] ≠ −M/(2c) for the witness's S (exact)")
+    flipped = flip_witness(block, tuple(s))
+    for what, want in zip(("W_up", "W_down", "W_gate"), flipped, strict=True):
+        got = witness.get(what)
+        if want is None:
+            if got is not None:
+                raise CertificateError(f"the witness has a {what} the block does not")
+            continue
+        rows = _matrix_of(got, (int(want.rows), int(want.cols)), what)
+        try:
+            same = all(Fraction(x) == Fraction(int(sp.Rational(w).p), int(sp.Rational(w).q))
+                       for i, row in enumerate(rows) for x, w in zip(row, want.row(i), strict=True))
+        except (ValueError, ZeroDivisionError, TypeError):
+            same = False
+        if not same:
+            raise CertificateError(f"the witness's {what} is not the flip of the spec's weights over S")
+    return f"witness: W_down[:,S] W_up[S,:] = −M/(2c) exactly for S of size {len(s)}, and the witness is its flip"
