@@ -415,10 +415,10 @@ def _budget_seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(str(err)) from None
 
 
-def _budget(parser: argparse.ArgumentParser) -> None:
+def _budget(parser: argparse.ArgumentParser) -> argparse.Action:
     from .budget import DEFAULT_COMMAND_SECONDS, LIMIT_HELP, Limits
 
-    parser.add_argument("--budget", type=_budget_seconds, default=DEFAULT_COMMAND_SECONDS, metavar="SECONDS",
+    action = parser.add_argument("--budget", type=_budget_seconds, default=DEFAULT_COMMAND_SECONDS, metavar="SECONDS",
                         help="CPU seconds for the whole command (parse, facts, proofs, searches, rendering); a fact "
                         "gets a twentieth of it, at least 5 s; a fact out of time is 'unknown (timeout)'. Must be > 0; "
                         f"there is no unlimited (default: {DEFAULT_COMMAND_SECONDS:g})")
@@ -431,6 +431,7 @@ def _budget(parser: argparse.ArgumentParser) -> None:
                         help="let imports and weights files lie outside the spec's directory tree")
     parser.add_argument("--no-cache", action="store_true",
                         help="neither read nor write the facts cache (~/.cache/symabsorb; safe to delete)")
+    return action
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -532,6 +533,8 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--starts", type=int, default=6, help="optimisation starts per size (default: 6)")
     ex.add_argument("--no-evidence", action="store_true", help="skip the search for absorbing weights")
     ex.add_argument("--no-stacks", action="store_true", help="skip the depth-2 ReLU/GELU evidence")
+    ex.add_argument("--stacks", action="store_true", help="run the depth-2 ReLU/GELU evidence with --space too "
+                    "(without --space it runs unless --no-stacks)")
     _cluster_options(ex)
     ex.set_defaults(func=cmd_explore)
 
@@ -572,30 +575,10 @@ def _executor(args: argparse.Namespace) -> Any:
     return LazyExecutor(where, lambda: DaskExecutor(args.scheduler, args.workers))
 
 
-def _phase_progress() -> Callable[[str, int, int], None]:
-    bars: dict[str, Any] = {}
-    live = sys.stderr.isatty()
-    progress: Any = None
-    if live:
-        try:
-            from rich.progress import Progress
+def _phase_progress() -> Any:
+    from .explore.progress import PhaseProgress
 
-            progress = Progress(transient=False)
-            progress.start()
-        except ImportError:
-            progress = None
-
-    def update(phase: str, done: int, total: int) -> None:
-        if progress is not None:
-            if phase not in bars:
-                bars[phase] = progress.add_task(phase, total=max(total, 1))
-            progress.update(bars[phase], completed=done, total=max(total, 1))
-            if all(t.finished for t in progress.tasks) and phase in ("depth-2 stacks", "scan"):
-                progress.stop()
-        elif done == total or (total >= 20 and done % max(1, total // 10) == 0):
-            print(f"{phase}: {done}/{total}", file=sys.stderr, flush=True)
-
-    return update
+    return PhaseProgress()
 
 
 def _sizes(text: str) -> tuple[tuple[int, int], ...]:
@@ -626,13 +609,19 @@ def cmd_explore(args: argparse.Namespace) -> int:
     fmt = _format_for(args) if args.output else "md"
     if fmt not in ("md", "html", "json"):
         raise UsageError("the atlas is written as md, html or json")
+    if args.stacks and args.no_stacks:
+        raise UsageError("--stacks and --no-stacks exclude each other")
+    # the stack phase is about ReLU/GELU, not the chosen spaces: with --space only when asked
+    stacks = args.stacks or (not args.space and not args.no_stacks)
     settings = ExploreSettings(args.case_budget, args.evidence_budget, args.sizes, args.starts, not args.no_evidence,
-                               not args.no_stacks)
+                               stacks)
     start = time.perf_counter()
     executor = _executor(args)
+    progress = _phase_progress()
     try:
-        result = explore(spec, outdir, executor, settings, args.space, _phase_progress())
+        result = explore(spec, outdir, executor, settings, args.space, progress)
     finally:
+        progress.close()
         executor.close()
     wall = time.perf_counter() - start
     run = {"executor": result.executor, "results": str(outdir / "cases.jsonl"),
@@ -641,7 +630,7 @@ def cmd_explore(args: argparse.Namespace) -> int:
     for ph in result.phases:
         run[f"phase {ph.phase}"] = f"{ph.total} cases, {ph.resumed} resumed, {ph.ran} run, {ph.wall_s} s"
     atlas = build_atlas(f"Atlas: {Path(args.spec).name}", result.spaces, result.store.records, result.enumerations,
-                        run)
+                        run, evidence=not args.no_evidence)
     result.store.close()
     for kind in ("md", "html", "json"):
         _write_atomic(outdir / f"atlas.{kind}", render_atlas(atlas, kind))
@@ -701,7 +690,9 @@ def _cluster_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--in-process", action="store_true", help="run every case in this process (no Dask)")
     parser.add_argument("--results", metavar="DIR", help="results directory (one JSON line per case; a second run "
                         "resumes from it)")
-    _budget(parser)
+    _budget(parser).help = ("CPU seconds of this command's own process (enumeration, scheduling, the atlas; with "
+                            "--in-process the cases too); each case is bounded by --case-budget (and, for explore, "
+                            "--evidence-budget), and workers are other processes (default: 1e7, no limit in practice)")
     parser.set_defaults(budget=1e7)  # the command's own CPU (cases have --case-budget; workers are other processes)
 
 

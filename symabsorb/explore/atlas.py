@@ -42,6 +42,7 @@ class OpenCase:
     status: str  # done | budget | error
     misses: tuple[tuple[str, str, str, str], ...]  # (result, hypothesis, status, reason) of the nearest misses
     conjecture: dict[str, Any] | None  # the evidence record, if searched
+    not_searched: str | None = None  # why no evidence was searched, when none was
 
 
 @dataclass(frozen=True)
@@ -234,10 +235,25 @@ def _family(space: Space, grid: list[dict[str, Any]], cells: list[dict[str, Any]
                      agree, refined, both_open, point_open, tuple(conflicts))
 
 
+def _why_not_searched(r: dict[str, Any], parametric: bool, evidence: bool) -> str:
+    """Why an open case has no evidence record (the evidence phase skips these, see ``run._evidence_jobs``)."""
+    if parametric:
+        return ("a family's grid points are classified, not searched (the evidence search runs on enumerated "
+                "spaces; write the point as its own space or block to search it)")
+    if r.get("status") == "budget":
+        return "the classification ran out of its CPU budget (open for lack of time): raise --case-budget first"
+    if r.get("status") == "error":
+        return "the classification failed (see the JSON record)"
+    if not evidence:
+        return "the evidence phase was skipped (--no-evidence)"
+    return "not searched yet (the run stopped before it; a second run resumes)"
+
+
 def build_atlas(title: str, spaces: tuple[Space, ...], records: dict[str, dict[str, Any]],
-                enumerations: dict[str, dict[str, Any]], run: dict[str, Any]) -> Atlas:
-    """The atlas of ``spaces`` from the results' records (sorted: the output is deterministic)."""
-    evidence = {r["of"]: r for r in records.values() if r.get("kind") == "evidence" and "of" in r}
+                enumerations: dict[str, dict[str, Any]], run: dict[str, Any], evidence: bool = True) -> Atlas:
+    """The atlas of ``spaces`` from the results' records (sorted: the output is deterministic).
+    ``evidence``: whether the evidence phase ran (it says why an open case has no conjecture)."""
+    searched = {r["of"]: r for r in records.values() if r.get("kind") == "evidence" and "of" in r}
     out = []
     for space in spaces:
         mine = sorted((r for r in records.values() if r.get("space") == space.name),
@@ -252,7 +268,9 @@ def build_atlas(title: str, spaces: tuple[Space, ...], records: dict[str, dict[s
             family = None
         open_records = [r for r in considered if r.get("verdict") == "open"]
         open_cases = tuple(OpenCase(r["id"], str(r["label"]), str(r.get("expr", "")), bool(r["gated"]),
-                                    str(r.get("status")), _misses(r), evidence.get(r["id"])) for r in open_records)
+                                    str(r.get("status")), _misses(r), searched.get(r["id"]),
+                                    None if r["id"] in searched else _why_not_searched(r, space.parametric, evidence))
+                           for r in open_records)
         groups = _groups(open_records)
         enum = enumerations.get(space.name)
         summary = None if enum is None else {k: v for k, v in enum.items() if k not in ("survivors", "key")}

@@ -13,12 +13,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from .budget import run_with_cpu_budget
+from .search import WITNESS_TOLERANCE
 from .wire import from_wire
 
-__all__ = ["DEFAULT_SIZES", "DEFAULT_STARTS", "EvidenceTask", "StackTask", "evidence_task", "stack_task"]
+__all__ = ["DEFAULT_SIZES", "DEFAULT_STARTS", "INCONCLUSIVE_RESIDUAL", "EvidenceTask", "StackTask", "evidence_task", "stack_task"]
 
 DEFAULT_SIZES: tuple[tuple[int, int], ...] = tuple((d, m) for d in (2, 3) for m in range(d, 2 * d + 1))
 DEFAULT_STARTS = 6
+#: A best residual below this (and above :data:`~.search.WITNESS_TOLERANCE`, where a candidate is
+#: verified) is inconclusive: one size at 1.8e-8 while the others sat at 1e-2 is no evidence against
+#: absorption, only a search that stopped short.
+INCONCLUSIVE_RESIDUAL = 1e-5
 
 
 @dataclass(frozen=True)
@@ -109,6 +114,13 @@ def _conjecture(rows: list[dict[str, Any]], complete: bool, starts: int) -> tupl
         kind = "verified exactly" if verified else "not verified exactly"
         return ("mixed", f"candidate witnesses ({kind}) at {at}; elsewhere best relative residuals {sizes}{scope}")
     best = min(rows, key=lambda r: float("inf") if r["best_residual"] is None else r["best_residual"])
+    if best["best_residual"] is not None and best["best_residual"] < INCONCLUSIVE_RESIDUAL:
+        # Far below the other sizes' residuals but above the witness tolerance: the optimiser may
+        # have been converging to absorbing weights it did not reach; it rules nothing out.
+        return ("inconclusive", f"inconclusive: best relative residual {_fmt(best['best_residual'])} at "
+                f"d={best['d']}, m={best['m']} over {starts} starts is small (below {INCONCLUSIVE_RESIDUAL:g}) but "
+                f"above the witness tolerance {WITNESS_TOLERANCE:g}: neither a witness nor evidence against one; "
+                f"per size {sizes}{scope}")
     return ("no-witness", f"no absorbing weights found: best relative residual {_fmt(best['best_residual'])} over "
             f"{starts} starts (d={best['d']}, m={best['m']}); per size {sizes}{scope}; conjecture: not absorbable "
             "for generic weights")

@@ -5,6 +5,7 @@ Conjectures are shown with their evidence and are never counted among the decide
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import asdict
 from typing import Any
@@ -60,7 +61,7 @@ def family_svg(f: FamilyMap, gated: bool, title: str) -> str:
         j = f.axes[1].index(values[1]) if len(values) > 1 else 0
         x, y = left + i * cell, top + (ny - 1 - j) * cell
         tip = ", ".join(f"{p} = {v}" for p, v in zip(f.params, values, strict=True)) + f": {verdict}" + (
-            f" ({by})" if by else "")
+            f" ({result_label(by)})" if by else "")
         out.append(f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{COLORS.get(verdict, "#999")}" '
                    f'stroke="#fff" stroke-width="1"><title>{escape(tip)}</title></rect>')
         symbolic = cell_verdict.get((tuple(_sign(v) for v in values), g))
@@ -112,7 +113,24 @@ def family_svg(f: FamilyMap, gated: bool, title: str) -> str:
 
 
 def _md(text: str) -> str:
-    return markdown_text(text)  # one line, no HTML, no table or emphasis syntax from the data
+    """One line, no HTML, no table or emphasis syntax from the data; ``<``, ``>`` and ``&`` as backslash
+    escapes (literal characters in CommonMark and GitHub), which read as themselves in the raw file
+    and in a renderer alike, where ``&lt;`` shows as an entity in raw text and some viewers."""
+    return (markdown_text(text).replace("&lt;", "\\<").replace("&gt;", "\\>").replace("&amp;", "\\&"))
+
+
+@functools.cache
+def _labels() -> dict[str, str]:
+    from ..theory.library import default_library
+
+    return {rid: r.label for rid, r in default_library().results.items()}
+
+
+def result_label(rid: str | None) -> str:
+    """A result as readers cite it (``Thm. 10``, not ``thm10``); an id the library does not know as itself."""
+    if not rid:
+        return "—"
+    return _labels().get(rid, rid)
 
 
 def _code(text: str) -> str:
@@ -121,12 +139,24 @@ def _code(text: str) -> str:
 
 def _evidence_text(c: Any) -> str:
     if c.conjecture is None:
-        return "not searched"
+        return "not searched: " + (c.not_searched or "no evidence record")
     ev = c.conjecture
-    tag = "conjecture (evidence, not proof)"
+    tag = ("inconclusive (numerical search, not proof)" if ev.get("conjecture") == "inconclusive"
+           else "conjecture (evidence, not proof)")
     if ev.get("instance_verdict") == "absorbable":
         tag += "; the sampled weights are absorbable (witness verified exactly)"
     return f"{tag}: {ev.get('statement') or ev.get('error', 'no evidence recorded')}"
+
+
+def _not_searched(s: SpaceAtlas) -> list[str]:
+    """One sentence per reason why open cases have no evidence: ``12 open cases (9 gated) were not
+    searched: ...``."""
+    reasons: dict[str, list[bool]] = {}
+    for c in s.open_cases:
+        if c.conjecture is None:
+            reasons.setdefault(c.not_searched or "no evidence record", []).append(c.gated)
+    return [f"{len(g)} open case{'s' if len(g) != 1 else ''} ({sum(g)} gated) {'were' if len(g) != 1 else 'was'} "
+            f"not searched for absorbing weights: {why}." for why, g in sorted(reasons.items())]
 
 
 def _space_md(s: SpaceAtlas) -> list[str]:
@@ -141,10 +171,12 @@ def _space_md(s: SpaceAtlas) -> list[str]:
     decided = sum(r.count for r in s.counts if r.verdict != "open")
     out += [f"{s.cases} cases: {decided} decided, {len(s.open_cases)} open "
             f"({sum(1 for c in s.open_cases if c.conjecture)} with a conjecture; conjectures are not decisions). "
-            f"CPU time: {s.cpu_s} s.", "", "### Counts per deciding result", "",
+            f"CPU time: {s.cpu_s} s.", "", *(x for line in _not_searched(s) for x in (_md(line), "")),
+            "### Counts per deciding result", "",
             "| unit | verdict | decided by | cases |", "|---|---|---|---:|"]
     for r in s.counts:
-        out.append(f"| {'gated' if r.gated else 'ungated'} | {r.verdict} | {r.decided_by or '—'} | {r.count} |")
+        out.append(f"| {'gated' if r.gated else 'ungated'} | {r.verdict} | {_md(result_label(r.decided_by))} | "
+                   f"{r.count} |")
     if s.family is not None:
         f = s.family
         out += ["", "### Verdict regions", "",
@@ -156,7 +188,7 @@ def _space_md(s: SpaceAtlas) -> list[str]:
                 f"**{len(f.conflicts)} contradictions**.", "", "| cell | unit | verdict | decided by |", "|---|---|---|---|"]
         for signs, gated, verdict, by in f.cells:
             label = ", ".join(f"{p} {sg}" for p, sg in zip(f.params, signs, strict=True))
-            out.append(f"| {_md(label)} | {'gated' if gated else 'ungated'} | {verdict} | {by or '—'} |")
+            out.append(f"| {_md(label)} | {'gated' if gated else 'ungated'} | {verdict} | {_md(result_label(by))} |")
         for point, gated, pv, cv in f.conflicts:
             out.append(f"\nContradiction at {_code(point)} ({'gated' if gated else 'ungated'}): grid {pv}, cell {cv}.")
     out += ["", "### Frontier", "",
@@ -165,7 +197,8 @@ def _space_md(s: SpaceAtlas) -> list[str]:
             "(the facts that failed); one new result covering that profile would close them all.", "",
             "| closes | kind | result (verdict) | obstacle | reason (example) | examples |", "|---:|---|---|---|---|---|"]
     for item in s.frontier[:_FRONTIER]:
-        out.append(f"| {item.closes} | {item.kind} | {item.result} ({item.verdict}) | {_md(item.hypothesis)} | "
+        out.append(f"| {item.closes} | {item.kind} | {_md(result_label(item.result))} ({item.verdict}) | "
+                   f"{_md(item.hypothesis)} | "
                    f"{_md(item.reason)} | {', '.join(_code(x) for x in item.examples[:3])} |")
     if not s.frontier:
         out.append("| 0 | — | — | — | no open case | — |")
@@ -240,11 +273,12 @@ def _space_html(s: SpaceAtlas) -> str:
     decided = sum(r.count for r in s.counts if r.verdict != "open")
     parts.append(f"<p>{s.cases} cases: {decided} decided, {len(s.open_cases)} open "
                  f"({sum(1 for c in s.open_cases if c.conjecture)} with a conjecture, never counted as decided). "
-                 f"CPU time {s.cpu_s} s.</p><h3>Counts per deciding result</h3><table><tr><th>unit</th><th>verdict</th>"
+                 f"CPU time {s.cpu_s} s.</p>" + "".join(f"<p>{escape(line)}</p>" for line in _not_searched(s))
+                 + "<h3>Counts per deciding result</h3><table><tr><th>unit</th><th>verdict</th>"
                  "<th>decided by</th><th>cases</th></tr>")
     for r in s.counts:
         parts.append(f"<tr><td>{'gated' if r.gated else 'ungated'}</td><td>{_v(r.verdict)}</td>"
-                     f"<td>{escape(r.decided_by or '—')}</td><td>{r.count}</td></tr>")
+                     f"<td>{escape(result_label(r.decided_by))}</td><td>{r.count}</td></tr>")
     parts.append("</table>")
     if s.family is not None:
         f = s.family
@@ -258,7 +292,7 @@ def _space_html(s: SpaceAtlas) -> str:
                  "<th>result (verdict)</th><th>obstacle</th>"
                  "<th>reason</th><th>examples</th></tr>")
     for item in s.frontier[:_FRONTIER]:
-        parts.append(f"<tr><td>{item.closes}</td><td>{escape(item.kind)}</td><td>{escape(item.result)} "
+        parts.append(f"<tr><td>{item.closes}</td><td>{escape(item.kind)}</td><td>{escape(result_label(item.result))} "
                      f"({escape(item.verdict)})</td><td>{escape(item.hypothesis)}</td><td>{escape(item.reason)}</td>"
                      f"<td>{', '.join(f'<code>{escape(x)}</code>' for x in item.examples[:3])}</td></tr>")
     parts.append("</table><h3>Open cases by failed or undecided hypothesis</h3>")
