@@ -54,3 +54,41 @@ def test_check_series_and_classify_print_no_internals() -> None:
         assert code == 0 and not INTERNALS.search(out), (act, INTERNALS.search(out))
     code, out, _, _ = run_cli("facts", "relu", "--steps")
     assert "σ(z) = max(0, z)" in out and not INTERNALS.search(out)
+
+
+def test_candidates_are_said_once_and_folded_unless_verbose() -> None:
+    """Issue 21 item 5: an open answer names each candidate once; failed hypotheses are one folded
+    line in the terminal (as HTML folds them in <details>); verbose lists each with its reason."""
+    from symabsorb.report.render import render_answer
+
+    for act in ("exp(z)/(1+z^2)", "relu"):
+        result = symabsorb.classify(act)
+        d = result.derivation
+        assert d is not None
+        failed = [c for c in d.candidates if c.state.value == "hypothesis failed"]
+        assert len(failed) > 10
+        for fmt in ("text", "terminal"):
+            out = render_answer(result.answer, result.library, fmt, width=100)
+            flat = re.sub(r"[│╭╮╰╯─\s]+", " ", out)
+            for c in failed:
+                label = result.library.results[c.id].label
+                assert len(re.findall(rf"(?<![\w-]){re.escape(label)}(?![\w-])", flat)) == 1, (act, fmt, label)
+                assert c.reason not in flat or any(c.reason == o.reason for o in d.candidates if o not in failed)
+            assert f"{len(failed)} with a hypothesis that fails" in flat
+            full = render_answer(result.answer, result.library, fmt, width=100, verbose=True)
+            flat_full = re.sub(r"[│╭╮╰╯─\s]+", " ", full)
+            for c in failed:
+                assert f"{result.library.results[c.id].label}: hypothesis failed — {c.reason}" in flat_full
+        if d.verdict.value == "open":
+            assert len(render_answer(result.answer, result.library, "text").splitlines()) < 20
+            assert not any("does not apply" in s.text for s in d.steps)
+
+
+def test_verbose_report_prints_every_derivation() -> None:
+    report = symabsorb.prove(symabsorb.load("block b { activation: relu dim: 2 width: 3 }\nabsorb b\nclassify gelu\n"))
+    short = report.render("text")
+    from symabsorb.report.render import render_report
+
+    full = render_report(report.data, "text", verbose=True)
+    assert short in full and "derivation:" not in short and full.count("derivation:") == 2
+    assert "σ = ReLU: proved (structural)" in full  # the facts under a step

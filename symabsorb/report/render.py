@@ -48,9 +48,11 @@ def missing_extras(fmt: str, plots: bool = True) -> list[str]:
     return out
 
 
-def render_report(report: Report, fmt: str, *, fragment: bool = False, color: bool = False, width: int = 110) -> str:
+def render_report(report: Report, fmt: str, *, fragment: bool = False, color: bool = False, width: int = 110,
+                  verbose: bool = False) -> str:
     """``report`` in ``fmt``. ``fragment``: HTML as an embeddable ``<div>`` with scoped CSS, LaTeX
-    as a body to paste into a paper."""
+    as a body to paste into a paper. ``verbose`` (terminal, text): every derivation in full after the
+    summary, each candidate with its reason (folded to one line otherwise, as HTML folds them)."""
     fmt = normalize_format(fmt)
     if fmt == "md":
         from .markdown import render_markdown
@@ -70,7 +72,8 @@ def render_report(report: Report, fmt: str, *, fragment: bool = False, color: bo
         return render_latex(report, fragment=fragment)
     from .terminal import render_terminal
 
-    return render_terminal(report, width=width, color=color and fmt == "terminal", plain=fmt == "text")
+    return render_terminal(report, width=width, color=color and fmt == "terminal", plain=fmt == "text",
+                           verbose=verbose)
 
 
 def _cited(answer: QueryAnswer, library: Library) -> list[str]:
@@ -83,8 +86,9 @@ def _cited(answer: QueryAnswer, library: Library) -> list[str]:
 
 
 def render_answer(answer: QueryAnswer, library: Library, fmt: str, *, fragment: bool = True, color: bool = False,
-                  width: int = 100) -> str:
-    """One answer (a verdict with its derivation, or facts) in ``fmt``, with the results it cites."""
+                  width: int = 100, verbose: bool = False) -> str:
+    """One answer (a verdict with its derivation, or facts) in ``fmt``, with the results it cites.
+    ``verbose`` (terminal, text): each candidate with its reason and the facts under each step."""
     fmt = normalize_format(fmt)
     cited = _cited(answer, library)
     # the candidates it only tried are linked from its table: listed too, folded away
@@ -129,4 +133,4 @@ def render_answer(answer: QueryAnswer, library: Library, fmt: str, *, fragment: 
     from .terminal import render_answer_terminal
 
     return render_answer_terminal(answer, library, width=width, color=color and fmt == "terminal",
-                                  plain=fmt == "text")
+                                  plain=fmt == "text", verbose=verbose)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import sympy as sp
 
 from ..analysis.engine import ActivationFacts
-from ..theory.derivation import Derivation, NodeState, Verdict, Witness
+from ..theory.derivation import Derivation, DerivationStep, NodeState, Verdict, Witness
 from ..theory.library import Library
 from .common import VERDICT_TEXT, facts_rows, has_index_set, text_pieces
 from .escape import terminal_text
@@ -123,8 +123,18 @@ def _rich_available() -> bool:
     return True
 
 
-def render_terminal(report: Report, width: int = 110, color: bool = True, plain: bool = False) -> str:
-    """A summary table of every query (``plain``: no ``rich``, one line a query)."""
+def render_terminal(report: Report, width: int = 110, color: bool = True, plain: bool = False,
+                    verbose: bool = False) -> str:
+    """A summary table of every query (``plain``: no ``rich``, one line a query); ``verbose``: then
+    every answer in full (:func:`render_answer_terminal`)."""
+    summary = _summary_table(report, width, color, plain)
+    if not verbose:
+        return summary
+    return summary + "".join("\n" + render_answer_terminal(a, report.library, width, color, plain, verbose=True)
+                             for a in report.answers)
+
+
+def _summary_table(report: Report, width: int, color: bool, plain: bool) -> str:
     rows = [(terminal_text(q), v, terminal_text(by), terminal_text(d)) for q, v, by, d in _summary(report)]
     if plain or not _rich_available():
         out = [report.title, ""]
@@ -149,8 +159,18 @@ def render_terminal(report: Report, width: int = 110, color: bool = True, plain:
 # ---- one answer in full ----------------------------------------------------------------------------
 
 
-def _derivation_lines(d: Derivation, library: Library) -> tuple[str, list[tuple[str, str]]]:
-    """The headline, then (label, text) sections."""
+def _evidence_lines(step: DerivationStep) -> list[str]:
+    """What a step rests on, for ``verbose``: each fact's status, then its own steps."""
+    out = []
+    for label, ev in step.evidence:
+        out.append(f"   - {label}: {ev.status.value} ({ev.decided_by.value})" + (f" — {ev.reason}" if ev.reason else ""))
+        out += [f"      · {s.text}" + (f": {plain_expr(s.claim)}" if s.claim is not None else "") for s in ev.steps]
+    return out
+
+
+def _derivation_lines(d: Derivation, library: Library, verbose: bool = False) -> tuple[str, list[tuple[str, str]]]:
+    """The headline, then (label, text) sections. Candidates whose hypothesis failed are one line
+    (their labels) unless ``verbose``, which also shows the facts under each step."""
     head = f"{VERDICT_TEXT[d.verdict]} ({d.scope})"
     if d.decided_by:
         r = library.results[d.decided_by]
@@ -161,18 +181,28 @@ def _derivation_lines(d: Derivation, library: Library) -> tuple[str, list[tuple[
         sections.append(("condition", f"{plain_math(d.condition)}{some_s} — "
                                       f"sufficient: {d.sufficient}; necessary: {d.necessary}"))
     if d.assumptions:
-        sections.append(("assumptions", "; ".join(d.assumptions)))
+        sections.append(("assumptions", "; ".join(_line(a, library) for a in d.assumptions)))
     for note in d.notes:
-        sections.append(("note", note))
-    steps = "\n".join(f"{i}. {_line(s.text, library)}" for i, s in enumerate(d.steps, start=1))
-    sections.append(("derivation", steps))
+        sections.append(("note", _line(note, library)))
+    steps = []
+    for i, s in enumerate(d.steps, start=1):
+        steps.append(f"{i}. {_line(s.text, library)}")
+        if verbose:
+            steps += _evidence_lines(s)
+    sections.append(("derivation", "\n".join(steps)))
     if d.witness is not None:
         sections.append(("witness", _witness_text(d.witness) + (f" — {_line(d.witness.verified, library)}"
                                                                   if d.witness.verified else "")))
     others = [c for c in d.candidates if c.state is not NodeState.APPLIED]
-    if others:
-        sections.append(("other candidates", "\n".join(f"{library.results[c.id].label}: {c.state.value} — "
-                                                       f"{_line(c.reason, library)}" for c in others)))
+    failed = [c for c in others if c.state is NodeState.FAILED]
+    said = {rid for step in d.steps for rid in step.cites}  # an open answer's steps name its undecided candidates
+    shown = others if verbose else [c for c in others if c.state is not NodeState.FAILED and c.id not in said]
+    lines = [f"• {library.results[c.id].label}: {c.state.value} — {_line(c.reason, library)}" for c in shown]
+    if failed and not verbose:
+        labels = ", ".join(library.results[c.id].label for c in failed)
+        lines.append(f"• {len(failed)} with a hypothesis that fails: {labels} (-v: each with its reason)")
+    if lines:
+        sections.append(("other candidates", "\n".join(lines)))
     return head, sections
 
 
@@ -190,10 +220,11 @@ def _facts_lines(a: QueryAnswer) -> tuple[str, list[tuple[str, str]]]:
 
 
 def render_answer_terminal(answer: QueryAnswer, library: Library, width: int = 100, color: bool = True,
-                           plain: bool = False) -> str:
-    """One answer in full: a panel per section with ``rich``, indented plain text otherwise."""
+                           plain: bool = False, verbose: bool = False) -> str:
+    """One answer in full: a panel per section with ``rich`` (wrapped lines hang under their number),
+    indented plain text otherwise. ``verbose``: every candidate with its reason, the facts under each step."""
     if answer.derivation is not None:
-        head, sections = _derivation_lines(answer.derivation, library)
+        head, sections = _derivation_lines(answer.derivation, library, verbose)
         style = VERDICT_STYLE[answer.derivation.verdict]
     else:
         head, sections = _facts_lines(answer)
@@ -215,5 +246,36 @@ def render_answer_terminal(answer: QueryAnswer, library: Library, width: int = 1
     console = _console(buf, width, color)
     console.print(Text.assemble((title, "bold"), ": ", (head, style)))  # type: ignore[attr-defined]
     for label, text in sections:
-        console.print(Panel(escape(text), title=escape(label), title_align="left", expand=True))  # type: ignore[attr-defined]
+        console.print(Panel(_hanging(text), title=escape(label), title_align="left", expand=True))  # type: ignore[attr-defined,arg-type]
     return buf.getvalue()
+
+
+_MARKER = re.compile(r"(\d+\.|•|·|-) ")
+
+
+def _hanging(text: str) -> object:
+    """``text`` as a grid: a line's marker (``12.``, ``•``) in its own column, so a wrapped line continues
+    under its text and not under the marker; lines indented under a step stay indented."""
+    from rich.table import Table
+    from rich.text import Text
+
+    lines = text.splitlines()
+    if not any(_MARKER.match(line.lstrip()) for line in lines):
+        return Text(text)
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(justify="right", no_wrap=True)
+    grid.add_column()
+    for line in lines:
+        indent = len(line) - len(line.lstrip())
+        m = _MARKER.match(line.lstrip())
+        if m and indent == 0:
+            grid.add_row(Text(m.group(1)), Text(line[m.end():]))
+        elif m:  # a fact under a step: its own hanging indent inside the text column
+            sub = Table.grid(padding=(0, 1))
+            sub.add_column(no_wrap=True)
+            sub.add_column()
+            sub.add_row(Text(" " * max(0, indent - 3) + m.group(1)), Text(line.lstrip()[m.end():]))
+            grid.add_row("", sub)
+        else:
+            grid.add_row("", Text(line.strip()))
+    return grid

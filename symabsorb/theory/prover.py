@@ -163,8 +163,18 @@ def _hyp_step(c: HypothesisCheck, rid: str) -> DerivationStep:
 def _open(query: str, target: str, kind: str, act: AnyActivation | None, outcomes: list[CandidateOutcome],
           setting: DerivationStep, note: str) -> Derivation:
     steps = [setting]
+    # each candidate and its reason is listed once, with the other candidates: the steps say what kept it open
+    failed = sum(1 for o in outcomes if o.state is NodeState.FAILED)
+    undecided: dict[str, list[str]] = {}
     for o in outcomes:
-        steps.append(DerivationStep(f"[{o.id}] does not apply: {o.reason}.", (o.id,), kind="remark"))
+        if o.state is not NodeState.FAILED:
+            undecided.setdefault(o.reason.removeprefix("undecided: "), []).append(o.id)
+    if failed:
+        steps.append(DerivationStep(f"{failed} of the {len(outcomes)} candidate results have a hypothesis that fails "
+                                    "(each listed with its reason below).", kind="remark"))
+    for reason, ids in undecided.items():
+        steps.append(DerivationStep(f"{', '.join(f'[{i}]' for i in ids)} {'is' if len(ids) == 1 else 'are'} not "
+                                    f"decided: {reason}.", tuple(ids), kind="remark"))
     steps.append(DerivationStep(f"No result of the library decides this {kind}: the answer is open. {note}".strip(),
                                 kind="conclusion"))
     return Derivation(query, target, kind, Verdict.OPEN, "all weights", None, None,
