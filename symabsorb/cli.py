@@ -54,12 +54,13 @@ class UsageError(Exception):
     """A command-line mistake: reported on stderr, exit code 2."""
 
 
-def _write_atomic(path: Path, text: str, protect: Sequence[Path] = ()) -> None:
-    # One writer for every output: refuses inputs and non-regular files, keeps permissions,
-    # cleans its `.NAME.symabsorb-partial-PID` temporary file on every catchable signal.
+def _write_atomic(path: Path, text: str, protect: Sequence[Path] = (), rewrites_input: bool = False) -> None:
+    # One writer for every output: refuses inputs (every file the command read) and non-regular
+    # files, keeps permissions, cleans its `.NAME.symabsorb-partial-PID` temporary file on every
+    # catchable signal.
     from .paths import write_output
 
-    write_output(path, text, protect)
+    write_output(path, text, protect, rewrites_input)
 
 
 def _inputs(spec_path: str, spec: Any) -> list[Path]:
@@ -204,7 +205,7 @@ def cmd_fmt(args: argparse.Namespace) -> int:
         return 0
     if args.write:
         if formatted != text:
-            _write_atomic(Path(args.file).resolve(), formatted)  # through a symlink: the spec it names
+            _write_atomic(Path(args.file).resolve(), formatted, rewrites_input=True)  # through a symlink: the spec it names
         return 0
     sys.stdout.write(formatted)
     return 0
@@ -793,9 +794,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(str(err))
     budget = Budget(getattr(args, "budget", None) or Budget().seconds, limits, bool(getattr(args, "allow_outside", False)))
     try:
+        from .paths import tracking_inputs
         from .userdirs import cache_off
 
-        with cache_off(bool(getattr(args, "no_cache", False))), installed(budget):
+        with cache_off(bool(getattr(args, "no_cache", False))), installed(budget), tracking_inputs():
             result: int = _run_or_replay(args)
         return result
     except SymabsorbError as err:

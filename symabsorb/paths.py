@@ -7,7 +7,10 @@
   ``/proc``-style file of unknown size), up to a size cap, and never put the file's content in an
   error message.
 * :func:`write_output` replaces a file atomically: never a protected input (the spec, its
-  imports, its weights files) nor anything but a regular file; the temporary file is named
+  imports, its weights files) nor, inside :func:`tracking_inputs` (the CLI wraps every command in
+  it), any file the command has read so far, transitively (imports of imports, scanned weights,
+  a spec inside ``--results``), compared by device and inode so no other name or link to it
+  helps; never anything but a regular file; the temporary file is named
   ``.NAME.symabsorb-partial-PID`` and removed on every signal that can be caught; the replaced
   file's permission bits are kept; ``OSError`` becomes a clean :class:`OutputError`.
 """
@@ -35,6 +38,7 @@ __all__ = [
     "observe",
     "open_regular",
     "read_input",
+    "tracking_inputs",
     "write_output",
 ]
 
@@ -63,6 +67,26 @@ def observe(callback: Callable[[str, Path, object], None]) -> Iterator[None]:
 def _notify(event: str, path: Path, detail: object = None) -> None:
     for callback in list(_observers):
         callback(event, path, detail)
+
+
+#: Files read by the command in progress, by (device, inode) -> the name it was read under.
+_read_so_far: list[dict[tuple[int, int], str]] = []
+
+
+@contextlib.contextmanager
+def tracking_inputs() -> Iterator[None]:
+    """Within the body, every file read through :func:`open_regular` is an input no output may
+    replace (:func:`check_output`)."""
+    _read_so_far.append({})
+    try:
+        yield
+    finally:
+        _read_so_far.pop()
+
+
+def _track(path: Path, info: os.stat_result) -> None:
+    if _read_so_far:
+        _read_so_far[-1].setdefault((info.st_dev, info.st_ino), str(path))
 
 
 def note_checked(path: Path) -> None:
@@ -149,6 +173,7 @@ def open_regular(path: Path, span: Span | None = None, what: str = "file",
     except BaseException:
         os.close(fd)
         raise
+    _track(path, info)
     _notify("read", path, fh.fileno())
     with fh:
         yield fh, info.st_size
@@ -186,8 +211,9 @@ def _same_file(a: os.stat_result, b: os.stat_result) -> bool:
     return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
 
 
-def check_output(path: Path, protect: Sequence[Path] = ()) -> os.stat_result | None:
-    """Refuse an output path that is a protected input or not a regular file; the existing file's
+def check_output(path: Path, protect: Sequence[Path] = (), rewrites_input: bool = False) -> os.stat_result | None:
+    """Refuse an output path that is a protected input, a file this command read (unless
+    ``rewrites_input``: ``fmt`` rewriting its own file) or not a regular file; the existing file's
     status (``None`` if it does not exist)."""
     try:
         existing = os.stat(path)
@@ -206,20 +232,25 @@ def check_output(path: Path, protect: Sequence[Path] = ()) -> os.stat_result | N
                     raise OutputError(f"refusing to overwrite {what} `{p}` with the output; choose another -o FILE")
             except OSError:
                 continue
+        read = _read_so_far[-1].get((existing.st_dev, existing.st_ino)) if _read_so_far and not rewrites_input else None
+        if read is not None:
+            raise OutputError(f"refusing to overwrite `{path}`: it is `{read}`, an input this command read; choose "
+                              "another output")
     directory = path.absolute().parent
     if not directory.is_dir():
         raise OutputError(f"cannot write `{path}`: the directory `{directory}` does not exist (create it first)")
     return existing
 
 
-def write_output(path: Path, write: Callable[[Path], None] | bytes | str, protect: Sequence[Path] = ()) -> None:
+def write_output(path: Path, write: Callable[[Path], None] | bytes | str, protect: Sequence[Path] = (),
+                 rewrites_input: bool = False) -> None:
     """Replace ``path`` atomically with ``write`` (bytes, text, or a function writing to the temporary path).
 
     Refuses protected inputs and non-regular targets (see :func:`check_output`); keeps the
     permission bits of a replaced file (new files: ``0666 & ~umask``); removes the temporary file
     on any exception and on every catchable signal (then dies of that signal as it would have).
     """
-    existing = check_output(path, protect)
+    existing = check_output(path, protect, rewrites_input)
     directory = path.absolute().parent
     # `.report.symabsorb-partial-123.html`: hidden, obviously ours, and the suffix kept for writers
     # that choose the format from it.
@@ -251,7 +282,7 @@ def write_output(path: Path, write: Callable[[Path], None] | bytes | str, protec
                 mode = 0o666 & ~umask
             os.chmod(tmp, mode)
             # Checked again just before the swap: the target may have become something else.
-            check_output(path, protect)
+            check_output(path, protect, rewrites_input)
             _notify("write", path, tmp)
             os.replace(tmp, path)
         except BaseException:

@@ -129,3 +129,48 @@ def test_forged_scan_records_are_not_in_the_summary(tmp_path: Path) -> None:
                                   "--activation", "relu")
     assert code == 0, err
     assert again == first and "\x1b" not in again
+
+
+# ---- outputs never replace an input of the command, transitively --------------------------------
+
+def test_prove_output_onto_a_transitively_imported_spec_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "c.absorb").write_text("activation mine(z) = max(0, z)\n")
+    (tmp_path / "b.absorb").write_text('import "c.absorb"\n')
+    (tmp_path / "a.absorb").write_text('import "b.absorb"\nclassify mine\n')
+    os.link(tmp_path / "c.absorb", tmp_path / "hard.md")
+    for target in ("c.absorb", "hard.md", "b.absorb"):
+        code, _out, err, _ = run_cli("prove", str(tmp_path / "a.absorb"), "--format", "md", "-o", str(tmp_path / target))
+        assert code == 2 and "refusing to overwrite" in err, (target, err)
+    assert (tmp_path / "c.absorb").read_text() == "activation mine(z) = max(0, z)\n"
+
+
+def test_explore_output_onto_an_import_and_results_holding_the_spec_are_refused(tmp_path: Path) -> None:
+    require_module("numpy", "explore")
+    (tmp_path / "lib.absorb").write_text(SPACE)
+    (tmp_path / "s.absorb").write_text('import "lib.absorb"\n')
+    os.link(tmp_path / "lib.absorb", tmp_path / "atlas.md")  # another name of the import
+    code, _out, err = _explore(tmp_path / "s.absorb", tmp_path / "out", "-o", str(tmp_path / "atlas.md"))
+    assert code == 2 and "refusing to overwrite" in err, err
+    assert (tmp_path / "lib.absorb").read_text() == SPACE
+    results = tmp_path / "res"
+    results.mkdir()
+    (results / "atlas.md").write_text(SPACE)  # the spec lives where the atlas is written
+    code, _out, err = _explore(results / "atlas.md", results)
+    assert code == 2 and "refusing to overwrite" in err, err
+    assert (results / "atlas.md").read_text() == SPACE
+
+
+def test_scan_json_onto_the_scanned_weights_is_refused(tmp_path: Path) -> None:
+    np = require_module("numpy", "explore")
+    require_module("scipy", "explore")
+    rng = np.random.default_rng(0)
+    weights = tmp_path / "model"
+    weights.mkdir()
+    target = weights / "m.npz"
+    np.savez(target, **{"encoder.layer.0.intermediate.dense.weight": rng.standard_normal((6, 3)),
+                        "encoder.layer.0.output.dense.weight": rng.standard_normal((3, 6))})
+    before = target.read_bytes()
+    code, _out, err, _ = run_cli("scan", str(weights), "--results", str(tmp_path / "r"), "--in-process",
+                                 "--json", str(target))
+    assert code == 2 and "refusing to overwrite" in err, err
+    assert target.read_bytes() == before
