@@ -62,7 +62,8 @@ def _detail(d: Derivation, library: Library) -> str:
     for step in d.steps:
         m = _DISTANCE.search(step.text)
         if m:
-            detail += f"; certified distance ≥ {m.group(1)}" + (f" ({m.group(2)} relative)" if m.group(2) else "")
+            detail += (f"; criterion distance min_S ‖W_down[:,S] W_up[S,:] − T‖_F ≥ {m.group(1)}"
+                       + (f" ({m.group(2)} relative)" if m.group(2) else ""))
     for note in d.notes:
         if "biases" in note:
             detail += "; " + note.split(":")[0]

@@ -296,7 +296,10 @@ def _derive(query: str, target: Block | Stack, kind: str, act: AnyActivation | N
     }[verdict]
     steps.append(DerivationStep(f"Therefore [{r.id}]: {conclusion}.", (r.id,), kind="conclusion"))
     degenerate = _fill(r.conclusion.degenerate, latex) if r.conclusion.degenerate else None
-    if nondeg and degenerate:
+    # concrete weights get their own scope (these weights) from weights/decide.py: no generic remark about
+    # "almost every weight choice" contradicts what is checked on them
+    concrete = isinstance(target, Block) and (target.has_inline_weights or target.weights is not None)
+    if nondeg and degenerate and not concrete:
         steps.append(DerivationStep(f"Scope: nondegenerate weights (rows of $W_{{\\mathrm{{up}}}}$ nonzero and pairwise "
                                     f"non-collinear, columns of $W_{{\\mathrm{{down}}}}$ nonzero), which is almost every "
                                     f"weight choice; {degenerate}.", (r.id,), kind="remark"))
@@ -313,7 +316,7 @@ def _derive(query: str, target: Block | Stack, kind: str, act: AnyActivation | N
         if r.id in ("thm8", "thm10") and isinstance(act, Activation):
             evidence = (("Sym(σ)", analyze(act).symmetry.evidence),)
         steps.append(DerivationStep(text, (rid,), evidence, kind="remark"))
-    if verdict is Verdict.CONDITIONAL and (r.id in ("thm8", "thm10") or (nondeg and iff)):
+    if verdict is Verdict.CONDITIONAL and (r.id in ("thm8", "thm10") or (nondeg and iff)) and not concrete:
         cited.append("cor11")
         what = "" if r.id in ("thm8", "thm10") else " (its argument applies verbatim: for each $S$ the condition " \
             "cuts out a proper algebraic set of weights)"

@@ -53,9 +53,10 @@ def decide_block(block: Block, derivation: Derivation) -> tuple[Derivation, Sear
     result = exact_search(block.w_up, block.w_down, target)
     search_step = DerivationStep(
         f"Exact index-set search for $W_{{\\mathrm{{down}}}}[:,S]\\,W_{{\\mathrm{{up}}}}[S,:] = {sp.latex(target)}$ "
-        f"({result.method}): {result.proof}. The least-squares residual certifies "
-        f"$\\min_S \\|W_{{\\mathrm{{down}}}}[:,S]W_{{\\mathrm{{up}}}}[S,:] - T\\|_F \\ge {floor_text(result.distance)}$ "
-        f"({result.relative_distance:.3g} relative to $\\|T\\|_F$).", (rid,), kind="argument")
+        f"({result.method}): {result.proof}." + ("" if result.found else (
+            " The least-squares residual certifies the distance in criterion space "
+            f"$\\min_S \\|W_{{\\mathrm{{down}}}}[:,S]W_{{\\mathrm{{up}}}}[S,:] - T\\|_F \\ge {floor_text(result.distance)}$ "
+            f"({result.relative_distance:.3g} relative to $\\|T\\|_F$).")), (rid,), kind="argument")
     steps = [*derivation.steps, search_step]
     if result.found:
         s = result.index_set

@@ -202,9 +202,15 @@ def decide_file_block(block: Block, base_dir: Path, library: Library) -> FileDec
         exact_nd = exact_nondegeneracy(w.w_up, w.w_down)
         if exact_nd["holds"]:
             assumptions = [a for a in assumptions if not a.startswith("nondegenerate")]
-            steps.insert(2, DerivationStep(f"Nondegeneracy checked exactly on these weights: {exact_nd['reason']} "
-                                           f"(largest float |cos| between rows: {nondeg.worst_cos:.6f}).",
-                                           (rid0,), kind="hypothesis"))
+            checked = DerivationStep(f"Hypothesis of [{rid0}]: the block is nondegenerate — checked exactly on these "
+                                     f"weights: {exact_nd['reason']}.", (rid0,), kind="hypothesis")
+            # the check replaces the hypothesis the generic derivation could only assume
+            assumed = [i for i, st in enumerate(steps) if st.kind == "hypothesis" and "nondegenerate" in st.text
+                       and "assumed" in st.text]
+            if assumed:
+                steps[assumed[0]] = replace(checked, evidence=steps[assumed[0]].evidence)
+            else:
+                steps.insert(2, checked)
             if verdict is Verdict.IMPOSSIBLE:
                 steps.append(DerivationStep(f"These weights are nondegenerate (checked exactly), so by [{rid0}] they "
                                             "are not absorbable.", (rid0,), kind="conclusion"))
@@ -213,7 +219,7 @@ def decide_file_block(block: Block, base_dir: Path, library: Library) -> FileDec
                                              proof=exact_nd["reason"], weights=_weights_info(block, w),
                                              nondegenerate=exact_nd)
         elif verdict is Verdict.CONDITIONAL:
-            necessary = "conjectured"
+            necessary = "open"  # degenerate weights: a ±w pair absorbs a linear term with no index set
             notes.append(f"outside the necessity part of [{rid0}]: {exact_nd['reason']}; only the sufficient "
                          "direction applies")
         else:
@@ -254,7 +260,8 @@ def decide_file_block(block: Block, base_dir: Path, library: Library) -> FileDec
     search = decision.search.released() if decision.search is not None else None  # the m x m factor is done with
     distance_text = ""
     if cert is not None and not cert.found:
-        distance_text = (f" Certified distance: $\\min_S \\|W_{{\\mathrm{{down}}}}[:,S]W_{{\\mathrm{{up}}}}[S,:] - T\\|_F "
+        distance_text = (" Certified distance in criterion space (not a distance in weight space): "
+                         f"$\\min_S \\|W_{{\\mathrm{{down}}}}[:,S]W_{{\\mathrm{{up}}}}[S,:] - T\\|_F "
                          f"\\ge {floor_text(cert.distance)}$ (a true lower bound, from the certificate).")
     elif search is not None and decision.found is None:
         distance_text = f" Float least-squares distance (not certified): {search.distance:.6g}."
