@@ -13,8 +13,9 @@ The package is layered (each layer imports only earlier ones)::
 
     dsl -> model -> analysis -> theory -> weights -> report -> api, cli
 
-Importing ``symabsorb`` itself stays cheap: the names above are loaded on first use, and SymPy
-only by the layers that need it.
+(``symabsorb.api.explore`` maps spaces of activations: not re-exported, since ``symabsorb.explore``
+is the subpackage that does the work.) Importing ``symabsorb`` itself stays cheap: the names above
+are loaded on first use, and SymPy only by the layers that need it.
 """
 
 from __future__ import annotations
@@ -27,15 +28,38 @@ __version__ = "0.1.0"
 #: public name -> module that defines it (loaded on first access)
 _LAZY = {
     "load": "api", "classify": "api", "facts": "api", "prove": "api", "absorb": "api", "decide": "api",
-    "library": "api", "Spec": "api", "Result": "api", "Report": "api",
+    "library": "api", "Spec": "api", "Result": "api", "Report": "api", "catalog": "api", "verify": "api",
+    "scan": "api", "executor": "api", "select": "api", "Catalog": "api", "Verification": "api",
+    "Exploration": "api", "Scan": "api",
     "SymabsorbError": "errors", "SpecError": "errors", "ArgumentError": "errors", "InternalError": "errors",
 }
 
-__all__ = ["ArgumentError", "InternalError", "Report", "Result", "Spec", "SpecError", "SymabsorbError", "__version__",
-           "absorb", "classify", "decide", "facts", "library", "load", "prove"]
+__all__ = ["ArgumentError", "Catalog", "Exploration", "InternalError", "Report", "Result", "Scan", "Spec", "SpecError",
+           "SymabsorbError", "Verification", "__version__", "absorb", "catalog", "classify", "decide", "executor",
+           "facts", "library", "load", "prove", "scan", "select", "verify"]
 
 if TYPE_CHECKING:
-    from .api import Report, Result, Spec, absorb, classify, decide, facts, library, load, prove
+    from .api import (
+        Catalog,
+        Exploration,
+        Report,
+        Result,
+        Scan,
+        Spec,
+        Verification,
+        absorb,
+        catalog,
+        classify,
+        decide,
+        executor,
+        facts,
+        library,
+        load,
+        prove,
+        scan,
+        select,
+        verify,
+    )
     from .errors import ArgumentError, InternalError, SpecError, SymabsorbError
 
 

@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from .theory.derivation import Derivation, Witness
     from .theory.library import Library
 
-__all__ = ["Report", "Result", "Spec", "absorb", "classify", "decide", "facts", "library", "load", "prove"]
+__all__ = ["Catalog", "Exploration", "Report", "Result", "Scan", "Spec", "Verification", "absorb", "catalog", "classify",
+           "decide", "executor", "explore", "facts", "library", "load", "prove", "scan", "select", "verify"]
 
 DEFAULT_BUDGET = 5.0
 PathLike = str | os.PathLike[str]
@@ -147,7 +148,8 @@ class _Renderable:
 
     def render(self, fmt: str = "md", *, fragment: bool = False, color: bool = False, width: int = 100) -> str:
         """This result as text: ``md``, ``html``, ``tex``, ``json``, ``terminal`` (``rich`` when installed) or
-        ``text``. ``fragment``: HTML as a ``<div>`` with scoped CSS, LaTeX without the preamble."""
+        ``text``. ``fragment``: HTML as a ``<div>`` with scoped CSS, LaTeX without the preamble. Results
+        and reports also take ``verbose`` (terminal, text): each candidate with its reason."""
         raise NotImplementedError
 
     def _repr_markdown_(self) -> str:
@@ -217,12 +219,14 @@ class Result(_Renderable):
         write_witness(target, self.witness)
         return target
 
-    def render(self, fmt: str = "md", *, fragment: bool = False, color: bool = False, width: int = 100) -> str:
+    def render(self, fmt: str = "md", *, fragment: bool = False, color: bool = False, width: int = 100,
+               verbose: bool = False) -> str:
         from .report.render import render_answer
 
         fmt = _check_format(fmt, fragment, color, width)
         _warn_missing(fmt, plots=False)
-        return render_answer(self.answer, self.library, fmt, fragment=fragment, color=color, width=width)
+        return render_answer(self.answer, self.library, fmt, fragment=fragment, color=color, width=width,
+                             verbose=_check_flag("verbose", verbose))
 
     def _repr_latex_(self) -> str:
         """The verdict (or the activation) as one line of math, for LaTeX/PDF export of a notebook."""
@@ -272,12 +276,15 @@ class Report(_Renderable):
         """How many queries stayed open."""
         return sum(1 for v in self.verdicts.values() if v == "open")
 
-    def render(self, fmt: str = "md", *, fragment: bool = False, color: bool = False, width: int = 110) -> str:
+    def render(self, fmt: str = "md", *, fragment: bool = False, color: bool = False, width: int = 110,
+               verbose: bool = False) -> str:
+        """As :meth:`Result.render`; ``verbose`` (terminal, text): every derivation in full after the summary."""
         from .report.render import render_report
 
         fmt = _check_format(fmt, fragment, color, width)
         _warn_missing(fmt)
-        return render_report(self.data, fmt, fragment=fragment, color=color, width=width)
+        return render_report(self.data, fmt, fragment=fragment, color=color, width=width,
+                             verbose=_check_flag("verbose", verbose))
 
     def __repr__(self) -> str:
         return f"<Report {self.data.spec_path!r}: {len(self.data.answers)} queries, {self.open} open>"
@@ -423,11 +430,13 @@ def _check_progress(progress: object) -> None:
 
 
 def prove(spec: Spec | PathLike, *, budget: float | None = DEFAULT_BUDGET, theorems: Sequence[PathLike] = (),
-          lib: Library | None = None, progress: Callable[[int, int, str], None] | None = None) -> Report:
-    """Answer every query of ``spec`` (a :class:`Spec`, a path, or spec text)."""
+          lib: Library | None = None, progress: Callable[[int, int, str], None] | None = None,
+          keyword: str | None = None) -> Report:
+    """Answer every query of ``spec`` (a :class:`Spec`, a path, or spec text); with ``keyword``
+    only those it selects (pytest's ``-k``, see :func:`select`)."""
     from .report.build import build_report
 
-    s = _spec(spec)
+    s = _spec(spec) if keyword is None else select(spec, keyword)
     _check_progress(progress)
     return Report(build_report(s.resolved, s.text, _lib(lib, theorems), _check_budget(budget), progress))
 
@@ -578,3 +587,363 @@ def _exact_matrix(values: Any, name: str = "matrix") -> Any:
     return sp.ImmutableMatrix([[sp.Rational(x.numerator, x.denominator) if isinstance(x, Fraction) else sp.Integer(x)
                                 if isinstance(x, Integral) else x for x in r] for r in rows])
 
+
+
+# ---- the other commands: catalog, verify, explore, scan (the command line calls these) -----------------
+
+
+@dataclass(frozen=True, repr=False)
+class Catalog(_Renderable):
+    """The verdict for every built-in activation: ``rows`` (one dict per activation, the JSON of
+    ``symabsorb catalog --json``), ``render("text")`` the table."""
+
+    rows: tuple[dict[str, Any], ...]
+
+    @property
+    def verdicts(self) -> dict[str, str]:
+        return {str(r["activation"]): str(r["verdict"]) for r in self.rows}
+
+    def render(self, fmt: str = "text", *, fragment: bool = False, color: bool = False, width: int = 100) -> str:
+        import json
+
+        fmt = _check_format(fmt, fragment, color, width, choices=("json", "terminal", "text"))
+        if fmt == "json":
+            return json.dumps(list(self.rows), indent=2, ensure_ascii=False) + "\n"
+        from .report.terminal import catalog_table
+
+        return catalog_table(self.rows)
+
+    def __repr__(self) -> str:
+        return f"<Catalog: {len(self.rows)} activations>"
+
+
+def catalog(*, budget: float | None = DEFAULT_BUDGET, theorems: Sequence[PathLike] = (),
+            lib: Library | None = None) -> Catalog:
+    """Classify every built-in activation (``symabsorb catalog``). ``budget``: seconds per fact."""
+    from .model.catalog import CATALOG
+    from .model.resolve import activation_from_text
+    from .theory.prover import classify as _classify
+
+    library_ = _lib(lib, theorems)
+    seconds = _check_budget(budget)
+    rows = []
+    for name, entry in CATALOG.items():
+        d = _classify(activation_from_text(name, gated=False), library_, seconds)
+        r = library_.results.get(d.decided_by) if d.decided_by else None
+        rows.append({"activation": name, "gated": entry.gated, "verdict": d.verdict.value, "scope": str(d.scope),
+                     "sufficient": d.sufficient, "necessary": d.necessary,
+                     "decided_by": d.decided_by, "label": r.label if r else None,
+                     "source": r.source if r else None, "condition": d.condition_plain, "used_in": entry.used_in})
+    return Catalog(tuple(rows))
+
+
+@dataclass(frozen=True, repr=False)
+class Verification(_Renderable):
+    """Every certificate of a JSON report re-checked (``symabsorb verify``): ``checks`` one per
+    query, ``failed`` how many did not hold."""
+
+    report: Path
+    checks: tuple[Any, ...]
+    unchecked: int = 0  # queries whose verdict carries nothing to re-check (symbolic blocks, stacks...)
+
+    @property
+    def failed(self) -> int:
+        return sum(1 for c in self.checks if not c.ok)
+
+    @property
+    def ok(self) -> bool:
+        """Something was checked and every check held."""
+        return bool(self.checks) and not self.failed
+
+    def render(self, fmt: str = "text", *, fragment: bool = False, color: bool = False, width: int = 100) -> str:
+        _check_format(fmt, fragment, color, width, choices=("terminal", "text"))
+        from .report.terminal import verification_text
+
+        return verification_text(str(self.report), self.checks, self.unchecked)
+
+    def __repr__(self) -> str:
+        return f"<Verification {str(self.report)!r}: {len(self.checks)} checked, {self.failed} failed>"
+
+
+def verify(report: PathLike, *, weights_dir: PathLike | None = None, blas: bool = False) -> Verification:
+    """Re-check every certificate of ``report`` (a JSON report of :func:`prove`) exactly against the
+    weight files and witnesses (in ``weights_dir``, default: the report's own directory). ``ok``: something
+    was checked and every check held (the command line exits 1 otherwise)."""
+    from .weights.verify import verify_report
+
+    path = _check_path("report", report)
+    directory = _check_path("weights_dir", weights_dir) if weights_dir is not None else None
+    outcome = verify_report(path, directory, _check_flag("blas", blas))
+    return Verification(path, tuple(outcome), int(getattr(outcome, "unchecked", 0)))
+
+
+def executor(*, scheduler: str | None = None, workers: int = 2, in_process: bool = False) -> Any:
+    """Where :func:`explore` and :func:`scan` run their cases: in this process, on a local Dask
+    cluster of ``workers`` processes (the default when ``dask.distributed`` is installed; else in
+    this process, with a ``UserWarning``), or on a running scheduler (``tcp://host:8786``). The
+    cluster starts on first use; ``close()`` it when done."""
+    import warnings
+
+    from .errors import ArgumentError, check_type, describe_argument
+    from .explore.executors import DaskExecutor, InProcessExecutor, LazyExecutor, dask_available
+
+    if scheduler is not None:
+        check_type("scheduler", scheduler, str, "a Dask scheduler address (tcp://host:8786) or None")
+    check_type("workers", workers, int, "a number of worker processes (an int >= 1)")
+    if _check_flag("in_process", in_process):
+        if scheduler:
+            raise ArgumentError(f"{describe_argument('scheduler', scheduler)}: in_process=True and a scheduler "
+                                "exclude each other")
+        return InProcessExecutor()
+    if not dask_available():
+        if scheduler:
+            raise ArgumentError(f"{describe_argument('scheduler', scheduler)}: a scheduler needs dask.distributed: "
+                                "pip install 'symabsorb[explore]'")
+        warnings.warn("dask.distributed is not installed; running in this process (pip install 'symabsorb[explore]')",
+                      stacklevel=2)
+        return InProcessExecutor()
+    if workers < 1:
+        raise ArgumentError(f"{describe_argument('workers', workers)}: expected at least 1 worker")
+    where = f"dask scheduler {scheduler}" if scheduler else f"dask local cluster ({workers} workers)"
+    return LazyExecutor(where, lambda: DaskExecutor(scheduler, workers))
+
+
+def _executor_or_default(value: Any) -> Any:
+    from .explore.executors import InProcessExecutor
+
+    if value is None:
+        return InProcessExecutor(), True
+    from .errors import ArgumentError, describe_argument
+
+    if not callable(getattr(value, "run", None)) or not callable(getattr(value, "close", None)):
+        raise ArgumentError(f"{describe_argument('executor', value)}: expected symabsorb.executor(...) or None")
+    return value, False
+
+
+@dataclass(frozen=True, repr=False)
+class Exploration(_Renderable):
+    """The atlas of a spec's spaces (``symabsorb explore``): ``atlas`` as data, ``render`` in md,
+    html or json, ``write()`` the atlas files next to the results."""
+
+    atlas: Any
+    results: Path
+    phases: tuple[Any, ...]
+    executor: str
+
+    def render(self, fmt: str = "md", *, fragment: bool = False, color: bool = False, width: int = 100) -> str:
+        from .report.atlas import render_atlas
+
+        return render_atlas(self.atlas, _check_format(fmt, fragment, color, width, choices=("md", "html", "json")))
+
+    def write(self) -> list[Path]:
+        """``atlas.md``, ``atlas.html``, ``atlas.json`` and each family's map (SVG) in the results directory."""
+        from .paths import write_output
+        from .report.atlas import family_svg, render_atlas
+
+        written = []
+        for kind in ("md", "html", "json"):
+            written.append(self.results / f"atlas.{kind}")
+            write_output(written[-1], render_atlas(self.atlas, kind))
+        for s in self.atlas.spaces:
+            if s.family is not None:
+                for gated in (False, True):
+                    written.append(self.results / f"atlas-{s.name}-{'gated' if gated else 'ungated'}.svg")
+                    write_output(written[-1], family_svg(s.family, gated, f"{s.name}: {'gated g' if gated else 'σ'}"))
+        return written
+
+    def summary(self) -> str:
+        from .report.terminal import exploration_summary
+
+        return exploration_summary(self.atlas)
+
+    def __repr__(self) -> str:
+        return f"<Exploration {str(self.results)!r}: {len(self.atlas.spaces)} spaces>"
+
+
+DEFAULT_SIZES = ((2, 2), (2, 3), (2, 4), (3, 3), (3, 4), (3, 5), (3, 6))
+
+
+def explore(spec: Spec | PathLike, *, spaces: Sequence[str] | None = None, results: PathLike | None = None,
+            case_budget: float = 60.0, evidence_budget: float = 120.0,
+            sizes: Sequence[tuple[int, int]] = DEFAULT_SIZES, starts: int = 6, evidence: bool = True,
+            stacks: bool = True, executor: Any = None, progress: Callable[[str, int, int], None] | None = None,
+            run_info: dict[str, Any] | None = None) -> Exploration:
+    """Map the spaces of ``spec`` (``symabsorb explore``): classify every expression, search for
+    evidence on the open ones, and build the atlas. Results (one JSON line per case) go to
+    ``results`` (default: ``SPEC-explore`` in the working directory); a second run resumes.
+    ``executor``: :func:`symabsorb.executor` (default: this process)."""
+    from .errors import ArgumentError, check_type, describe_argument
+    from .explore.atlas import build_atlas
+    from .explore.run import ExploreSettings
+    from .explore.run import explore as _explore
+
+    s = _spec(spec)
+    if not s.resolved.spaces:
+        raise ArgumentError(f"`{s.path}` declares no `space`; add e.g. `space s = {{ primitives: [tanh, exp], size: 4 }}`")
+    names = {sp_.name for sp_ in s.resolved.spaces}
+    if spaces is not None:
+        check_type("spaces", spaces, (list, tuple), "a list of space names or None")
+        for name in spaces:
+            if name not in names:
+                raise ArgumentError(f"no space `{name}` in {s.path}; it declares " + ", ".join(sorted(names)))
+    outdir = _check_path("results", results) if results is not None else Path(Path(s.path).stem + "-explore")
+    seconds = _check_budget(case_budget, "case_budget"), _check_budget(evidence_budget, "evidence_budget")
+    check_type("starts", starts, int, "optimisation starts per size (an int >= 1)")
+    if starts < 1:
+        raise ArgumentError(f"{describe_argument('starts', starts)}: expected at least 1 start")
+    for d, m in sizes:
+        if not (1 <= d <= 8 and d <= m <= 32):
+            raise ArgumentError(f"{describe_argument('sizes', sizes)}: each size (d, m) needs 1 <= d <= 8, d <= m <= 32")
+    _check_progress(progress)
+    settings = ExploreSettings(seconds[0], seconds[1], tuple((int(d), int(m)) for d, m in sizes), starts,
+                               _check_flag("evidence", evidence), _check_flag("stacks", stacks))
+    runner, own = _executor_or_default(executor)
+    try:
+        result = _explore(s.resolved, outdir, runner, settings, spaces, progress)
+    finally:
+        if own:
+            runner.close()
+    run = {"executor": result.executor, "results": str(outdir / "cases.jsonl"),
+           "case budget (CPU s)": case_budget, "evidence budget (CPU s)": evidence_budget,
+           "evidence sizes (d, m)": " ".join(f"{d}x{m}" for d, m in sizes), "starts": starts, **(run_info or {})}
+    for ph in result.phases:
+        run[f"phase {ph.phase}"] = f"{ph.total} cases, {ph.resumed} resumed, {ph.ran} run, {ph.wall_s} s"
+    atlas = build_atlas(f"Atlas: {Path(s.path).name}", result.spaces, result.store.records, result.enumerations, run,
+                        evidence=settings.evidence)
+    result.store.close()
+    return Exploration(atlas, outdir, result.phases, result.executor)
+
+
+@dataclass(frozen=True, repr=False)
+class Scan(_Renderable):
+    """Every MLP layer of every weight file under a directory, decided (``symabsorb scan``):
+    ``layers`` one record per layer, ``skipped`` the files that could not be read, with the reason."""
+
+    layers: tuple[dict[str, Any], ...]
+    skipped: tuple[tuple[str, str], ...]
+
+    def render(self, fmt: str = "text", *, fragment: bool = False, color: bool = False, width: int = 100) -> str:
+        import json
+
+        fmt = _check_format(fmt, fragment, color, width, choices=("json", "terminal", "text"))
+        if fmt == "json":
+            return json.dumps({"layers": list(self.layers), "skipped": [list(s) for s in self.skipped]}, indent=1,
+                              ensure_ascii=False, sort_keys=True) + "\n"
+        from .report.terminal import scan_table
+
+        return scan_table(self.layers, self.skipped)
+
+    def __repr__(self) -> str:
+        return f"<Scan: {len(self.layers)} layers, {len(self.skipped)} files skipped>"
+
+
+def scan(directory: PathLike, *, activation: str | None = None, case_budget: float = 300.0,
+         results: PathLike | None = None, executor: Any = None,
+         progress: Callable[[str, int, int], None] | None = None) -> Scan:
+    """Decide every MLP layer of every weight file under ``directory`` (``symabsorb scan``); the
+    activation is read from the tensor names unless given. Results go to ``results`` (default:
+    ``DIR-scan``); a second run resumes. ``executor``: :func:`symabsorb.executor` (default: this process)."""
+    from .errors import ArgumentError, check_type, describe_argument
+    from .explore.scan import scan as _scan
+    from .explore.store import ResultStore
+
+    folder = _check_path("directory", directory)
+    if not folder.is_dir():
+        raise ArgumentError(f"{describe_argument('directory', directory)}: expected a directory of weight files")
+    if activation is not None:
+        check_type("activation", activation, str, "an activation name (str) or None")
+    seconds = _check_budget(case_budget, "case_budget")
+    _check_progress(progress)
+    store = ResultStore(_check_path("results", results) if results is not None else Path(folder.name + "-scan"))
+    runner, own = _executor_or_default(executor)
+    try:
+        records, skipped = _scan(folder, store, runner, activation, seconds, progress)
+    finally:
+        if own:
+            runner.close()
+        store.close()
+    return Scan(tuple(records), tuple(skipped))
+
+
+# ---- choosing queries: `prove -k PATTERN`, as pytest's -k -----------------------------------------------
+
+
+def _keyword_matcher(expression: str) -> Callable[[str], bool]:
+    """A predicate on query texts from a pytest-style ``-k`` expression: words match as
+    case-insensitive substrings, combined with ``and``, ``or``, ``not`` and parentheses."""
+    import re
+
+    from .errors import ArgumentError, check_type, describe_argument
+
+    check_type("keyword", expression, str, "a -k expression such as 'relu and not deep' (str)")
+    tokens = re.findall(r"\(|\)|[^\s()]+", expression)
+
+    def bad(why: str) -> ArgumentError:
+        return ArgumentError(f"{describe_argument('keyword', expression)}: {why}; expected words joined by and, or, "
+                             "not and parentheses, e.g. 'relu and not deep'")
+
+    if not tokens:
+        raise bad("the expression is empty")
+    pos = 0
+
+    def peek() -> str | None:
+        return tokens[pos] if pos < len(tokens) else None
+
+    def take() -> str:
+        nonlocal pos
+        pos += 1
+        return tokens[pos - 1]
+
+    def primary() -> Callable[[str], bool]:
+        token = peek()
+        if token is None:
+            raise bad("it ends where a word was expected")
+        if token == "not":
+            take()
+            inner = primary()
+            return lambda text: not inner(text)
+        if token == "(":
+            take()
+            inner = disjunction()
+            if peek() != ")":
+                raise bad("a `(` is not closed")
+            take()
+            return inner
+        if token in (")", "and", "or"):
+            raise bad(f"`{token}` where a word was expected")
+        word = take().lower()
+        return lambda text: word in text.lower()
+
+    def conjunction() -> Callable[[str], bool]:
+        parts = [primary()]
+        while peek() == "and":
+            take()
+            parts.append(primary())
+        return lambda text: all(p(text) for p in parts)
+
+    def disjunction() -> Callable[[str], bool]:
+        parts = [conjunction()]
+        while peek() == "or":
+            take()
+            parts.append(conjunction())
+        return lambda text: any(p(text) for p in parts)
+
+    matcher = disjunction()
+    if pos != len(tokens):
+        raise bad(f"`{tokens[pos]}` follows a complete expression (join words with and / or)")
+    return matcher
+
+
+def select(spec: Spec | PathLike, keyword: str) -> Spec:
+    """``spec`` with only the queries whose text matches ``keyword`` (pytest's ``-k``: words as
+    case-insensitive substrings, ``and``, ``or``, ``not``, parentheses); an ArgumentError listing
+    the queries when none matches."""
+    from .errors import ArgumentError, describe_argument
+
+    s = _spec(spec)
+    matches = _keyword_matcher(keyword)
+    chosen = tuple(q for q in s.resolved.queries if matches(q.text))
+    if not chosen:
+        asked = "; ".join(q.text for q in s.resolved.queries) or "nothing"
+        raise ArgumentError(f"{describe_argument('keyword', keyword)}: no query of {s.path} matches; it asks: {asked}")
+    return Spec(replace(s.resolved, queries=chosen), s.text)

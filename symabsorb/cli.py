@@ -14,8 +14,9 @@ from . import __version__
 
 __all__ = ["build_parser", "entry", "main"]
 
-FORMATS = {"md": "md", "markdown": "md", "html": "html", "htm": "html", "tex": "tex", "latex": "tex", "json": "json"}
-# (the renderers' own table, with terminal and text, is symabsorb.report.render.FORMATS)
+FORMATS = {"md": "md", "markdown": "md", "html": "html", "htm": "html", "tex": "tex", "latex": "tex", "json": "json",
+           "terminal": "terminal", "text": "text", "txt": "text"}
+# (the renderers' own table, symabsorb.report.render.FORMATS: tests/test_cli_api.py ties the two)
 
 
 EXIT_OK, EXIT_NEGATIVE, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
@@ -122,31 +123,13 @@ def _print_error(err: Exception) -> None:
             err.with_source(read_source(Path(err.span.file)))
         except SymabsorbError:
             pass
-    print(str(err), file=sys.stderr)
+    text = str(err)
+    if not isinstance(err, SpecError) and not text.startswith(("error", "internal error")):
+        text = f"error: {_option_message(text)}"  # an API ArgumentError: `name=value` as the option it came from
+    print(text, file=sys.stderr)
 
 
-# ---- commands ---------------------------------------------------------------------------------------
-
-
-def _constraint(p: Any) -> str:
-    """A parameter's constraint as written (``k > 1``); a sign constraint kept only as an assumption
-    on the symbol (``k > 0`` makes ``k`` positive) is spelled out too."""
-    import sympy as sp
-
-    from .report.plainmath import plain_expr
-
-    text = p.describe() if hasattr(p, "describe") else ""
-    if text:
-        return " with " + text
-    c = p.constraint
-    if c is not None and c is not sp.true and isinstance(c, sp.Basic):
-        return " with " + plain_expr(c)
-    sym = p.symbol
-    for attr, text in (("is_positive", "> 0"), ("is_negative", "< 0"), ("is_nonnegative", ">= 0"),
-                       ("is_nonpositive", "<= 0")):
-        if getattr(sym, attr):
-            return f" with {sym} {text}"
-    return ""
+# ---- commands: each one calls symabsorb.api and prints what it returns -------------------------------
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -154,40 +137,10 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def _check_one(path: str) -> int:
-    from .model.activation import GatedActivation
-    from .report.plainmath import plain_expr
+    from .report.terminal import spec_listing
 
     spec, _ = _read_spec(path)
-    out = [f"{path}: OK"]
-    if spec.imports:
-        out.append("imports: " + ", ".join(spec.imports))
-    out.append(f"activations ({len(spec.activations)}):")
-    for a in spec.activations:
-        if isinstance(a, GatedActivation):
-            out.append(f"  gated {a.name}: g(z) = {plain_expr(a.gate.expr)}")
-        else:
-            params = "".join(f"  [parameter {p.symbol}{_constraint(p)}]" for p in a.params)
-            out.append(f"  {a.name}(z) = {plain_expr(a.expr)}{params}")
-    out.append(f"blocks ({len(spec.blocks)}):")
-    for b in spec.blocks:
-        weights = " inline weights" if b.has_inline_weights else (f' weights "{b.weights.file}"' if b.weights else "")
-        out.append(f"  {b.name}: {b.activation.name}, dim {b.dim}, width {b.width}, {b.skip.describe()}{weights}")
-    out.append(f"stacks ({len(spec.stacks)}):")
-    for s in spec.stacks:
-        out.append(f"  {s.name}: [{', '.join(b.name for b in s.blocks)}] x {s.repeat} (depth {s.depth})")
-    out.append(f"queries ({len(spec.queries)}):")
-    for q in spec.queries:
-        out.append(f"  {q.text}")
-    if spec.spaces:
-        out.append(f"spaces ({len(spec.spaces)}):")
-        for sp_ in spec.spaces:
-            if sp_.parametric:
-                ranges = ", ".join(f"{r.symbol} in [{r.low}, {r.high}]" for r in sp_.ranges)
-                out.append(f"  {sp_.name}: family {plain_expr(sp_.family)}, {ranges}, grid {sp_.grid}")
-            else:
-                out.append(f"  {sp_.name}: size {sp_.size}, primitives {', '.join(p.name for p in sp_.primitives)}, "
-                           f"constants {', '.join(plain_expr(c) for c in sp_.constants)}, operators {' '.join(sp_.operators)}")
-    print("\n".join(out))
+    sys.stdout.write(spec_listing(path, spec))
     return 0
 
 
@@ -211,17 +164,12 @@ def cmd_fmt(args: argparse.Namespace) -> int:
     return 0
 
 
-def _activation(text: str, gated: bool) -> Any:
-    from .model.resolve import activation_from_text
-
-    return activation_from_text(text, gated=gated)
-
-
 def cmd_facts(args: argparse.Namespace) -> int:
     import json
 
     from . import api
     from .analysis.serialize import facts_to_dict
+    from .report.terminal import facts_table
 
     result = api.facts(args.expr, args.gated, order=args.order, budget=args.budget)
     act, facts = result.answer.activation, result.facts
@@ -230,19 +178,7 @@ def cmd_facts(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return 0
-    from .report.common import facts_rows
-    from .report.plainmath import plain_expr
-
-    g = "g" if facts.gated else "σ"
-    print(f"{act.name}: {g}(z) = {plain_expr(facts.expr)}")
-    for name, ev, value in facts_rows(facts):
-        print(f"  {name:34s} {ev.status.value:8s} {value}   [{ev.decided_by.value}]")
-        if args.steps or ev.reason:
-            if ev.reason:
-                print(f"      reason: {ev.reason}")
-            for s in ev.steps if args.steps else ():
-                claim = f": {plain_expr(s.claim)}" if s.claim is not None else ""
-                print(f"      - {s.text}{claim}")
+    sys.stdout.write(facts_table(facts, act.name, args.steps))
     return 0
 
 
@@ -267,10 +203,16 @@ def cmd_classify(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(derivation_to_dict(result.derivation), indent=2, ensure_ascii=False))
     else:
-        fmt = FORMATS[args.format] if args.format else _terminal_format()
+        fmt = _chosen_format(args.format) if args.format else _terminal_format()
         _warn_missing(fmt)
         sys.stdout.write(result.render(fmt, fragment=True, color=sys.stdout.isatty(), width=_width()))
     return EXIT_NEGATIVE if args.strict and result.verdict == "open" else EXIT_OK
+
+
+def _chosen_format(name: str) -> str:
+    """``--format NAME`` as the renderers call it; ``terminal`` is plain text unless stdout is a terminal."""
+    fmt = FORMATS[name]
+    return "text" if fmt == "terminal" and not sys.stdout.isatty() else fmt
 
 
 def _warn_missing(fmt: str) -> None:
@@ -282,36 +224,10 @@ def _warn_missing(fmt: str) -> None:
 
 
 def cmd_catalog(args: argparse.Namespace) -> int:
-    import json
+    from . import api
 
-    from .model.catalog import CATALOG
-    from .theory.prover import classify
-
-    library = _library(args)
-    rows = []
-    for name, entry in CATALOG.items():
-        act = _activation(name, False)
-        d = classify(act, library, args.budget)
-        r = library.results.get(d.decided_by) if d.decided_by else None
-        rows.append({"activation": name, "gated": entry.gated, "verdict": d.verdict.value, "scope": str(d.scope),
-                     "sufficient": d.sufficient, "necessary": d.necessary,
-                     "decided_by": d.decided_by, "label": r.label if r else None,
-                     "source": r.source if r else None, "condition": d.condition_plain, "used_in": entry.used_in})
-    if args.json:
-        print(json.dumps(rows, indent=2, ensure_ascii=False))
-        return 0
-    header = f"{'activation':13s} {'verdict':40s} {'decided by':16s} {'source':8s} condition"
-    print(header)
-    print("-" * len(header))
-    for row in rows:
-        verdict = str(row["verdict"])
-        if row["verdict"] == "conditional":
-            verdict += " (iff" if row["necessary"] == "proved" else " (if"
-            verdict += ", nondegenerate weights)" if row["scope"] == "nondegenerate weights" else ")"
-        elif row["scope"] == "nondegenerate weights":
-            verdict += " (nondegenerate weights)"
-        print(f"{row['activation']:13s} {verdict:40s} {row['label'] or '—':16s} {row['source'] or '—':8s} "
-              f"{row['condition'] or ''}")
+    catalog = api.catalog(budget=args.budget, lib=_library(args))
+    sys.stdout.write(catalog.render("json" if args.json else "text"))
     return 0
 
 
@@ -338,47 +254,80 @@ def cmd_graph(args: argparse.Namespace) -> int:
 def _format_for(args: argparse.Namespace) -> str:
     if args.format:
         return FORMATS[args.format]
-    if args.output:
+    if args.output and not _output_is_dir(args):
         suffix = Path(args.output).suffix.lstrip(".").lower()
-        if suffix not in FORMATS:
+        if suffix not in FORMATS or FORMATS[suffix] in ("terminal", "text"):
             raise UsageError(f"cannot tell the format of `{args.output}` from its extension; use --format "
                              "md|html|tex|json")
         return FORMATS[suffix]
+    if args.output:
+        return "md"
     return "terminal"
 
 
-def _render(report: Any, fmt: str, fragment: bool) -> str:
-    from .report.render import render_report
+def _output_is_dir(args: argparse.Namespace) -> bool:
+    """``-o DIR``: a directory (existing, or written with a trailing `/`) gets one report per spec."""
+    out = getattr(args, "output", None)
+    return out is not None and (Path(out).is_dir() or str(out).endswith(("/", "\\")))
 
+
+def _report_paths(args: argparse.Namespace, specs: Sequence[str], fmt: str) -> dict[str, Path]:
+    """Spec -> the report file it gets under ``-o``: the file itself, or ``DIR/STEM.EXT`` per spec."""
+    if not args.output:
+        return {}
+    if not _output_is_dir(args):
+        if len(specs) > 1:
+            raise UsageError(f"-o FILE takes one spec, not {len(specs)}; give a directory (-o DIR/) for one report "
+                             "per spec, or leave out -o")
+        return {specs[0]: Path(args.output)}
+    directory = Path(args.output)
+    if not directory.is_dir():
+        raise UsageError(f"-o {args.output}: the directory `{directory}` does not exist (create it first)")
+    ext = {"md": "md", "html": "html", "tex": "tex", "json": "json", "text": "txt", "terminal": "txt"}[fmt]
+    out: dict[str, Path] = {}
+    for spec in specs:
+        target = directory / f"{'stdin' if spec == '-' else Path(spec).stem}.{ext}"
+        clash = next((other for other, p in out.items() if p == target), None)
+        if clash is not None:
+            raise UsageError(f"`{clash}` and `{spec}` would both be written to `{target}`; run `prove` on them "
+                             "separately")
+        out[spec] = target
+    return out
+
+
+def _render(report: Any, fmt: str, fragment: bool, verbose: bool = False) -> str:
     if fmt == "terminal" and not sys.stdout.isatty():
         fmt = "text"
-    return render_report(report, fmt, fragment=fragment, color=sys.stdout.isatty(), width=_width())
+    return str(report.render(fmt, fragment=fragment, color=sys.stdout.isatty(), width=_width(), verbose=verbose))
 
 
 def cmd_prove(args: argparse.Namespace) -> int:
     fmt = _format_for(args)
     specs = expand_specs(args.spec)
-    if args.output and len(specs) > 1:
-        raise UsageError(f"-o FILE takes one spec, not {len(specs)}; run `prove` once per spec, or leave out -o")
+    targets = _report_paths(args, specs, fmt)
+    if args.verbose and fmt not in ("terminal", "text"):
+        raise UsageError("-v prints whole derivations in the terminal (or text); a report in md, html, tex or json "
+                         "always holds them")
     _warn_missing(fmt)
     library = _library(args)
-    return _each_spec(args, lambda path: _prove_one(args, path, fmt, library))
+    return _each_spec(args, lambda path: _prove_one(args, path, fmt, library, targets.get(path)))
 
 
-def _prove_one(args: argparse.Namespace, path: str, fmt: str, library: Any) -> int:
+def _prove_one(args: argparse.Namespace, path: str, fmt: str, library: Any, target: Path | None) -> int:
     from . import api
 
     spec, text = _read_spec(path)
-    progress = _progress_bar(len(spec.queries)) if fmt == "terminal" or args.output else None
-    report = api.prove(api.Spec(spec, text), budget=args.budget, lib=library, progress=progress).data
-    rendered = _render(report, fmt, args.fragment)
-    if args.output:
-        _write_atomic(Path(args.output), rendered, protect=_inputs(path, spec) if path != "-" else [])
-        print(f"wrote {args.output} ({fmt}, {len(report.answers)} queries)")
+    selected = api.select(api.Spec(spec, text), args.keyword) if args.keyword else api.Spec(spec, text)
+    queries = len(selected.resolved.queries)
+    progress = _progress_bar(queries) if fmt == "terminal" or target else None
+    report = api.prove(selected, budget=args.budget, lib=library, progress=progress)
+    rendered = _render(report, fmt, args.fragment, args.verbose)
+    if target is not None:
+        _write_atomic(target, rendered, protect=_inputs(path, spec) if path != "-" else [])
+        print(f"wrote {target} ({fmt}, {len(report.data.answers)} queries)")
     else:
         sys.stdout.write(rendered)
-    undecided = sum(1 for a in report.answers if a.derivation is not None and a.derivation.verdict.value == "open")
-    return EXIT_NEGATIVE if args.strict and undecided else EXIT_OK
+    return EXIT_NEGATIVE if args.strict and report.open else EXIT_OK
 
 
 def _progress_bar(total: int) -> Callable[[int, int, str], None] | None:
@@ -404,7 +353,7 @@ def _progress_bar(total: int) -> Callable[[int, int, str], None] | None:
     return update
 
 
-# ---- parser ------------------------------------------------------------------------------------------
+# ---- options: each declared once; a command lists the groups it takes -------------------------------------
 
 
 def _budget_seconds(text: str) -> float:
@@ -416,23 +365,68 @@ def _budget_seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(str(err)) from None
 
 
-def _budget(parser: argparse.ArgumentParser) -> argparse.Action:
+#: --budget of explore and scan: their cases have budgets of their own.
+CLUSTER_BUDGET_HELP = ("CPU seconds of this command's own process (enumeration, scheduling, the atlas; with "
+                       "--in-process the cases too); each case is bounded by --case-budget (and, for explore, "
+                       "--evidence-budget), and workers are other processes (default: 1e7, no limit in practice)")
+
+
+def _run_options(budget_help: str | None = None) -> argparse.ArgumentParser:
+    """What every command takes: its CPU budget, the size limits, where inputs may come from, the cache."""
     from .budget import DEFAULT_COMMAND_SECONDS, LIMIT_HELP, Limits
 
-    action = parser.add_argument("--budget", type=_budget_seconds, default=DEFAULT_COMMAND_SECONDS, metavar="SECONDS",
-                        help="CPU seconds for the whole command (parse, facts, proofs, searches, rendering); a fact "
-                        "gets a twentieth of it, at least 5 s; a fact out of time is 'unknown (timeout)'. Must be > 0; "
-                        f"there is no unlimited (default: {DEFAULT_COMMAND_SECONDS:g})")
+    parser = argparse.ArgumentParser(add_help=False)
+    group = parser.add_argument_group("run options")
+    group.add_argument("--budget", type=_budget_seconds, default=DEFAULT_COMMAND_SECONDS, metavar="SECONDS",
+                       help=budget_help or "CPU seconds for the whole command (parse, facts, proofs, searches, "
+                       "rendering); a fact gets a twentieth of it, at least 5 s; a fact out of time is 'unknown "
+                       f"(timeout)'. Must be > 0; there is no unlimited (default: {DEFAULT_COMMAND_SECONDS:g})")
     defaults = Limits()
-    parser.add_argument("--limit", action="append", default=[], metavar="NAME=N",
-                        help="raise a size limit checked before any work: " + "; ".join(
-                            f"{name} ({doc}, default {getattr(defaults, name.replace('-', '_'))})"
-                            for name, doc in LIMIT_HELP.items()))
-    parser.add_argument("--allow-outside", action="store_true",
-                        help="let imports and weights files lie outside the spec's directory tree")
-    parser.add_argument("--no-cache", action="store_true",
-                        help="neither read nor write the facts cache (~/.cache/symabsorb; safe to delete)")
-    return action
+    group.add_argument("--limit", action="append", default=[], metavar="NAME=N",
+                       help="raise a size limit checked before any work: " + "; ".join(
+                           f"{name} ({doc}, default {getattr(defaults, name.replace('-', '_'))})"
+                           for name, doc in LIMIT_HELP.items()))
+    group.add_argument("--allow-outside", action="store_true",
+                       help="let imports and weights files lie outside the spec's directory tree")
+    group.add_argument("--no-cache", action="store_true",
+                       help="neither read nor write the facts cache (~/.cache/symabsorb; safe to delete)")
+    return parser
+
+
+def _flag(name: str, help_: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument(name, action="store_true", help=help_)
+    return parser
+
+
+def _option_groups() -> dict[str, argparse.ArgumentParser]:
+    """The options several commands share, each declared here once."""
+    theorems = argparse.ArgumentParser(add_help=False)
+    theorems.add_argument("--theorems", action="append", metavar="DIR",
+                          help="add the results in DIR to the library (repeatable)")
+    specs = argparse.ArgumentParser(add_help=False)
+    specs.add_argument("spec", nargs="+", metavar="SPEC", help="a .absorb file, a glob, or - for standard input")
+    report_format = argparse.ArgumentParser(add_help=False)
+    report_format.add_argument("--format", choices=REPORT_FORMATS, metavar="FORMAT",
+                               help="md, html, tex, json, terminal or text (default: from -o, else the terminal)")
+    cluster = argparse.ArgumentParser(add_help=False)
+    group = cluster.add_argument_group("where cases run")
+    group.add_argument("--scheduler", metavar="ADDRESS", help="a running Dask scheduler (tcp://host:8786); default: "
+                       "a local cluster")
+    group.add_argument("--workers", type=int, default=2, help="worker processes of the local cluster (default: 2)")
+    group.add_argument("--in-process", action="store_true", help="run every case in this process (no Dask)")
+    group.add_argument("--results", metavar="DIR", help="results directory (one JSON line per case; a second run "
+                       "resumes from it)")
+    return {"run": _run_options(), "cluster-run": _run_options(CLUSTER_BUDGET_HELP), "theorems": theorems,
+            "specs": specs, "format": report_format, "cluster": cluster,
+            "gated": _flag("--gated", "EXPR is the gate g of a gated unit g(W_gate x) * (W_up x)"),
+            "strict": _flag("--strict", "exit 1 when a verdict stays open"),
+            "json": _flag("--json", "print JSON (docs/facts-json.md, docs/classify-json.md)")}
+
+
+#: Format names accepted by --format (the renderers' table, symabsorb.report.render.FORMATS, without
+#: importing it: `symabsorb --help` stays fast; tests/test_cli_api.py ties the two).
+REPORT_FORMATS = ("md", "markdown", "html", "htm", "tex", "latex", "json", "terminal", "text", "txt")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -441,86 +435,65 @@ def build_parser() -> argparse.ArgumentParser:
                                 epilog=EPILOG)
     p.add_argument("--version", action="version", version=f"symabsorb {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    opt = _option_groups()
 
-    c = sub.add_parser("check", help="parse and resolve specs; list what each declares and asks", epilog=EPILOG)
-    c.add_argument("spec", nargs="+", metavar="SPEC", help="a .absorb file, a glob, or - for standard input")
-    _budget(c)
-    c.set_defaults(func=cmd_check)
+    def command(name: str, help_: str, func: Callable[[argparse.Namespace], int], *groups: str,
+                **kwargs: Any) -> argparse.ArgumentParser:
+        parser = sub.add_parser(name, help=help_, epilog=EPILOG, parents=[opt[g] for g in groups], **kwargs)
+        parser.set_defaults(func=func)
+        return parser
 
-    f = sub.add_parser("fmt", help="print a spec in canonical form")
+    command("check", "parse and resolve specs; list what each declares and asks", cmd_check, "specs", "run")
+
+    f = command("fmt", "print a spec in canonical form", cmd_fmt, "run")
     f.add_argument("file", help="a .absorb file")
     g = f.add_mutually_exclusive_group()
     g.add_argument("--check", action="store_true", help="exit 1 if the file is not in canonical form")
     g.add_argument("--write", action="store_true", help="rewrite the file in place (atomically)")
-    _budget(f)
-    f.set_defaults(func=cmd_fmt)
 
-    fa = sub.add_parser("facts", help="every fact about one activation, with status and steps")
+    fa = command("facts", "every fact about one activation, with status and steps", cmd_facts, "gated", "json", "run")
     fa.add_argument("expr", metavar="EXPR_OR_NAME", help="an expression in z (e.g. 'z*sigmoid(z)') or a built-in name")
-    fa.add_argument("--gated", action="store_true", help="EXPR is the gate g of a gated unit")
-    fa.add_argument("--json", action="store_true", help="print JSON (schema in docs/facts-json.md)")
     fa.add_argument("--steps", action="store_true", help="print every derivation step")
     fa.add_argument("--order", type=int, default=8, help="Taylor order (default: 8)")
-    _budget(fa)
-    fa.set_defaults(func=cmd_facts)
 
-    cl = sub.add_parser("classify", help="decide one block with identity skip and generic weights")
+    cl = command("classify", "decide one block with identity skip and generic weights", cmd_classify,
+                 "gated", "json", "format", "strict", "theorems", "run")
     cl.add_argument("expr", metavar="EXPR", help="an expression in z or a built-in name (gelu, swiglu, ...)")
-    cl.add_argument("--gated", action="store_true", help="EXPR is the gate g of a gated unit g(W_gate x)*(W_up x)")
-    cl.add_argument("--json", action="store_true", help="print JSON (schema in docs/classify-json.md)")
-    cl.add_argument("--format", choices=sorted(FORMATS), help="md, html, tex or json (default: the terminal)")
-    cl.add_argument("--strict", action="store_true", help="exit 1 when the verdict is open")
-    cl.add_argument("--theorems", action="append", metavar="DIR", help="add the results in DIR (repeatable)")
-    _budget(cl)
-    cl.set_defaults(func=cmd_classify)
 
-    ca = sub.add_parser("catalog", help="the verdict for every built-in activation")
-    ca.add_argument("--json", action="store_true")
-    ca.add_argument("--theorems", action="append", metavar="DIR")
-    _budget(ca)
-    ca.set_defaults(func=cmd_catalog)
+    command("catalog", "the verdict for every built-in activation", cmd_catalog, "json", "theorems", "run")
 
-    gr = sub.add_parser("graph", help="print the lemma graph")
+    gr = command("graph", "print the lemma graph", cmd_graph, "theorems", "run")
     gr.add_argument("--format", choices=("dot", "mermaid", "json", "html"),
                     help="dot (default), mermaid, json, or html: one self-contained interactive page "
                     "(the default for -o FILE.html)")
     gr.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
-    gr.add_argument("--theorems", action="append", metavar="DIR")
     gr.add_argument("--spec", metavar="SPEC", help="colour each result by its state after proving SPEC's queries "
                     "(applied, hypothesis failed, undecided, cited, not tried)")
-    _budget(gr)
-    gr.set_defaults(func=cmd_graph)
 
-    pr = sub.add_parser("prove", help="answer every query of specs and write a report", epilog=EPILOG)
-    pr.add_argument("spec", nargs="+", metavar="SPEC", help="a .absorb file, a glob, or - for standard input")
-    pr.add_argument("--format", choices=sorted(FORMATS), help="md, html, tex or json (default: from -o, else a "
-                    "terminal summary)")
-    pr.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE (atomically)")
+    pr = command("prove", "answer every query of specs and write a report", cmd_prove,
+                 "specs", "format", "strict", "theorems", "run")
+    pr.add_argument("-o", "--output", metavar="FILE_OR_DIR", help="write the report to FILE (atomically); with a "
+                    "directory (existing, or ending in /), one report per spec: DIR/SPEC.md (or --format's extension)")
+    pr.add_argument("-k", dest="keyword", metavar="PATTERN", help="only the queries whose text matches PATTERN, as "
+                    "pytest -k: words as case-insensitive substrings, and / or / not, parentheses")
+    pr.add_argument("-v", "--verbose", action="store_true", help="print every answer's whole derivation in the "
+                    "terminal (the default is one summary line per query)")
     pr.add_argument("--fragment", action="store_true", help="LaTeX: only the body, to paste into a paper")
-    pr.add_argument("--strict", action="store_true", help="exit 1 when some query stays open")
-    pr.add_argument("--theorems", action="append", metavar="DIR")
-    _budget(pr)
-    pr.set_defaults(func=cmd_prove)
 
-    from_absorb = sub.add_parser("absorb", help="find and write the absorbing weights of one block")
-    from_absorb.add_argument("spec")
-    from_absorb.add_argument("--block", required=True, metavar="NAME", help="the block (or stack) to absorb")
-    from_absorb.add_argument("-o", "--output", metavar="FILE", help="witness.safetensors or witness.npz")
-    from_absorb.add_argument("--theorems", action="append", metavar="DIR")
-    _budget(from_absorb)
-    from_absorb.set_defaults(func=cmd_absorb)
+    ab = command("absorb", "find and write the absorbing weights of one block", cmd_absorb, "theorems", "run")
+    ab.add_argument("spec")
+    ab.add_argument("--block", required=True, metavar="NAME", help="the block (or stack) to absorb")
+    ab.add_argument("-o", "--output", metavar="FILE", help="witness.safetensors or witness.npz")
 
-    ve = sub.add_parser("verify", help="re-check the certificates of a JSON report against the weight files")
+    ve = command("verify", "re-check the certificates of a JSON report against the weight files", cmd_verify, "run")
     ve.add_argument("report", help="a report written by `symabsorb prove --format json`")
     ve.add_argument("--weights-dir", metavar="DIR", help="where the weight files are (default: the report's own "
                     "directory; files are read only inside it unless --allow-outside)")
     ve.add_argument("--blas", action="store_true", help="exact products through float64 BLAS (exact by a size "
                     "argument, ~10x faster) instead of int64 arithmetic without floating point")
-    _budget(ve)
-    ve.set_defaults(func=cmd_verify)
 
-    ex = sub.add_parser("explore", help="map the spaces of a spec: classify every expression, conjectures with "
-                        "evidence, the atlas (Dask)", epilog=EPILOG)
+    ex = command("explore", "map the spaces of a spec: classify every expression, conjectures with evidence, the atlas "
+                 "(Dask)", cmd_explore, "cluster", "cluster-run")
     ex.add_argument("spec", help="a .absorb file with `space` declarations")
     ex.add_argument("--space", action="append", metavar="NAME", help="explore only this space (repeatable)")
     ex.add_argument("-o", "--output", metavar="FILE", help="also write the atlas to FILE (.md, .html or .json)")
@@ -536,19 +509,17 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--no-stacks", action="store_true", help="skip the depth-2 ReLU/GELU evidence")
     ex.add_argument("--stacks", action="store_true", help="run the depth-2 ReLU/GELU evidence with --space too "
                     "(without --space it runs unless --no-stacks)")
-    _cluster_options(ex)
-    ex.set_defaults(func=cmd_explore)
+    ex.set_defaults(budget=1e7)  # the command's own CPU (cases have --case-budget; workers are other processes)
 
-    sc = sub.add_parser("scan", help="decide every MLP layer of every weight file under a directory (Dask)",
-                        epilog=EPILOG)
+    sc = command("scan", "decide every MLP layer of every weight file under a directory (Dask)", cmd_scan,
+                 "cluster", "cluster-run")
     sc.add_argument("dir", metavar="DIR", help="a directory of .safetensors / .npz / .pt files")
     sc.add_argument("--activation", metavar="NAME", help="the activation of every layer (default: from the tensor "
                     "names: swiglu with a gate, else gelu or the family's usual one)")
     sc.add_argument("--case-budget", type=_budget_seconds, default=300.0, metavar="SECONDS",
                     help="CPU seconds per layer (default: 300)")
     sc.add_argument("--json", metavar="FILE", help="also write the table as JSON")
-    _cluster_options(sc)
-    sc.set_defaults(func=cmd_scan)
+    sc.set_defaults(budget=1e7)
     return p
 
 
@@ -556,24 +527,30 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _executor(args: argparse.Namespace) -> Any:
-    from .explore.executors import DaskExecutor, InProcessExecutor, dask_available
+    import warnings
 
-    if args.in_process:
-        if args.scheduler:
-            raise UsageError("--in-process and --scheduler exclude each other")
-        return InProcessExecutor()
-    if not dask_available():
-        if args.scheduler:
-            raise UsageError("--scheduler needs dask.distributed: pip install 'symabsorb[explore]'")
-        print("note: dask.distributed is not installed; running in this process (pip install 'symabsorb[explore]')",
-              file=sys.stderr)
-        return InProcessExecutor()
-    if args.workers < 1:
-        raise UsageError("--workers must be at least 1")
-    from .explore.executors import LazyExecutor
+    from . import api
+    from .errors import ArgumentError
 
-    where = f"dask scheduler {args.scheduler}" if args.scheduler else f"dask local cluster ({args.workers} workers)"
-    return LazyExecutor(where, lambda: DaskExecutor(args.scheduler, args.workers))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            runner = api.executor(scheduler=args.scheduler, workers=args.workers, in_process=args.in_process)
+        except ArgumentError as err:
+            raise UsageError(_option_message(str(err))) from None
+    for w in caught:
+        print(f"note: {w.message}", file=sys.stderr)
+    return runner
+
+
+def _option_message(text: str) -> str:
+    """An API message about ``name=value`` as the command line spells it (``--name``)."""
+    import re
+
+    text = re.sub(r"\bin_process=True\b", "--in-process", text)
+    flags = {"keyword": "-k"}
+    return re.sub(r"^(\w+)=('(?:[^'\\]|\\.)*'|\S*) \(type=\w+\)",
+                  lambda m: f"{flags.get(m.group(1), '--' + m.group(1).replace('_', '-'))} {m.group(2)}", text)
 
 
 def _phase_progress() -> Any:
@@ -595,18 +572,15 @@ def _sizes(text: str) -> tuple[tuple[int, int], ...]:
 def cmd_explore(args: argparse.Namespace) -> int:
     import time
 
-    from .explore.atlas import build_atlas
-    from .explore.run import ExploreSettings, explore
-    from .report.atlas import family_svg, render_atlas
+    from . import api
 
-    spec, _ = _read_spec(args.spec)
+    spec, text = _read_spec(args.spec)
     if not spec.spaces:
         raise UsageError(f"`{args.spec}` declares no `space`; add e.g. `space s = {{ primitives: [tanh, exp], size: 4 }}`")
     names = {s.name for s in spec.spaces}
     for name in args.space or ():
         if name not in names:
             raise UsageError(f"no space `{name}` in {args.spec}; it declares " + ", ".join(sorted(names)))
-    outdir = Path(args.results or (Path(args.spec).stem + "-explore"))
     fmt = _format_for(args) if args.output else "md"
     if fmt not in ("md", "html", "json"):
         raise UsageError("the atlas is written as md, html or json")
@@ -614,87 +588,44 @@ def cmd_explore(args: argparse.Namespace) -> int:
         raise UsageError("--stacks and --no-stacks exclude each other")
     # the stack phase is about ReLU/GELU, not the chosen spaces: with --space only when asked
     stacks = args.stacks or (not args.space and not args.no_stacks)
-    settings = ExploreSettings(args.case_budget, args.evidence_budget, args.sizes, args.starts, not args.no_evidence,
-                               stacks)
     start = time.perf_counter()
-    executor = _executor(args)
+    runner = _executor(args)
     progress = _phase_progress()
     try:
-        result = explore(spec, outdir, executor, settings, args.space, progress)
+        exploration = api.explore(api.Spec(spec, text), spaces=args.space, results=args.results,
+                                  case_budget=args.case_budget, evidence_budget=args.evidence_budget, sizes=args.sizes,
+                                  starts=args.starts, evidence=not args.no_evidence, stacks=stacks, executor=runner,
+                                  progress=progress)
     finally:
         progress.close()
-        executor.close()
+        runner.close()
     wall = time.perf_counter() - start
-    run = {"executor": result.executor, "results": str(outdir / "cases.jsonl"),
-           "case budget (CPU s)": args.case_budget, "evidence budget (CPU s)": args.evidence_budget,
-           "evidence sizes (d, m)": " ".join(f"{d}x{m}" for d, m in args.sizes), "starts": args.starts}
-    for ph in result.phases:
-        run[f"phase {ph.phase}"] = f"{ph.total} cases, {ph.resumed} resumed, {ph.ran} run, {ph.wall_s} s"
-    atlas = build_atlas(f"Atlas: {Path(args.spec).name}", result.spaces, result.store.records, result.enumerations,
-                        run, evidence=not args.no_evidence)
-    result.store.close()
-    for kind in ("md", "html", "json"):
-        _write_atomic(outdir / f"atlas.{kind}", render_atlas(atlas, kind))
-    for s in atlas.spaces:
-        if s.family is not None:
-            for gated in (False, True):
-                name = f"atlas-{s.name}-{'gated' if gated else 'ungated'}.svg"
-                _write_atomic(outdir / name, family_svg(s.family, gated, f"{s.name}: {'gated g' if gated else 'σ'}"))
+    exploration.write()
     if args.output:
-        _write_atomic(Path(args.output), render_atlas(atlas, fmt), protect=[Path(args.spec)])
-    for s in atlas.spaces:
-        decided = sum(r.count for r in s.counts if r.verdict != "open")
-        print(f"{s.name}: {s.cases} cases, {decided} decided, {len(s.open_cases)} open"
-              + (f", {s.enumeration['generated']} candidates, {s.enumeration['survivors']} distinct"
-                 if s.enumeration else "")
-              + (f", {len(s.family.conflicts)} contradictions with the symbolic split" if s.family else ""))
+        _write_atomic(Path(args.output), exploration.render(fmt), protect=[Path(args.spec)])
+    outdir = exploration.results
+    sys.stdout.write(exploration.summary())
     print(f"atlas written to {outdir}/atlas.md, atlas.html, atlas.json ({wall:.1f} s wall)")
     return EXIT_OK
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
-    from .explore.scan import scan
-    from .explore.store import ResultStore
+    from . import api
 
-    directory = Path(args.dir)
-    if not directory.is_dir():
+    if not Path(args.dir).is_dir():
         raise UsageError(f"`{args.dir}` is not a directory")
-    store = ResultStore(Path(args.results or (directory.name + "-scan")))
-    executor = _executor(args)
+    runner = _executor(args)
+    progress = _phase_progress()
     try:
-        records, skipped = scan(directory, store, executor, args.activation, args.case_budget, _phase_progress())
+        result = api.scan(args.dir, activation=args.activation, case_budget=args.case_budget, results=args.results,
+                          executor=runner, progress=progress)
     finally:
-        executor.close()
-        store.close()
-    header = f"{'file:layer':48s} {'act':8s} {'d':>5s} {'m':>6s} {'verdict':15s} {'decided by':14s} rel. distance"
-    lines = [header, "-" * len(header)]
-    for r in records:
-        dist = r.get("relative_distance") if r["verdict"] != "absorbable" else None  # a lower bound; 0 when absorbed
-        lines.append(f"{r['label'][:48]:48s} {r['activation'][:8]:8s} {r.get('d', '?')!s:>5s} {r.get('m', '?')!s:>6s} "
-                     f"{r['verdict']:15s} {str(r.get('decided_by') or r.get('error', '—'))[:14]:14s} "
-                     + ("—" if dist is None else f"{dist:.3g}"))
-    for path, why in skipped:
-        lines.append(f"skipped {path}: {why}")
-    print("\n".join(lines))
+        progress.close()
+        runner.close()
+    sys.stdout.write(result.render("text"))
     if args.json:
-        import json
-
-        _write_atomic(Path(args.json), json.dumps({"layers": records, "skipped": skipped}, indent=1,
-                                                  ensure_ascii=False, sort_keys=True) + "\n")
+        _write_atomic(Path(args.json), result.render("json"))
     return EXIT_OK
-
-
-def _cluster_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--scheduler", metavar="ADDRESS", help="a running Dask scheduler (tcp://host:8786); default: "
-                        "a local cluster")
-    parser.add_argument("--workers", type=int, default=2, help="worker processes of the local cluster (default: 2)")
-    parser.add_argument("--in-process", action="store_true", help="run every case in this process (no Dask)")
-    parser.add_argument("--results", metavar="DIR", help="results directory (one JSON line per case; a second run "
-                        "resumes from it)")
-    _budget(parser).help = ("CPU seconds of this command's own process (enumeration, scheduling, the atlas; with "
-                            "--in-process the cases too); each case is bounded by --case-budget (and, for explore, "
-                            "--evidence-budget), and workers are other processes (default: 1e7, no limit in practice)")
-    parser.set_defaults(budget=1e7)  # the command's own CPU (cases have --case-budget; workers are other processes)
 
 
 def _witness_needs(output: str) -> None:
@@ -741,20 +672,23 @@ def cmd_absorb(args: argparse.Namespace) -> int:
 def cmd_verify(args: argparse.Namespace) -> int:
     """Exact re-check of every certificate and witness; trusts only them and the weight files.
     Exit 0: every check passed; 1: a check failed, or nothing to check; 2: bad input."""
-    from .weights.verify import verify_report
+    from . import api
 
-    results = verify_report(Path(args.report), Path(args.weights_dir) if args.weights_dir else None, args.blas)
-    skipped = (f"; {results.unchecked} other quer{'y' if results.unchecked == 1 else 'ies'} not re-checkable "
-               "(symbolic blocks, stacks, verdicts without a certificate or witness)") if results.unchecked else ""
-    if not results:
-        print(f"{args.report}: nothing to check (only decisions on weights carry certificates or witnesses){skipped}")
-        return EXIT_NEGATIVE
-    for r in results:
-        print(f"{'OK    ' if r.ok else 'FAILED'} {r.query} ({r.verdict}): {r.detail}")
-    failed = sum(1 for r in results if not r.ok)
-    print(f"{len(results) - failed} of {len(results)} certificates and witnesses checked exactly"
-          + (f"; {failed} FAILED" if failed else "") + skipped)
-    return EXIT_OK if not failed else EXIT_NEGATIVE
+    result = api.verify(args.report, weights_dir=args.weights_dir, blas=args.blas)
+    sys.stdout.write(result.render("text"))
+    return EXIT_OK if result.ok else EXIT_NEGATIVE
+
+
+def _written(args: argparse.Namespace, specs: Sequence[str]) -> list[Path]:
+    """The files a command writes with -o (one per spec for `prove -o DIR`)."""
+    if not getattr(args, "output", None):
+        return []
+    if args.command == "prove":
+        try:
+            return list(_report_paths(args, specs, _format_for(args)).values())
+        except UsageError:
+            return [Path(args.output)]
+    return [Path(args.output)]
 
 
 def _run_or_replay(args: argparse.Namespace) -> int:
@@ -768,7 +702,7 @@ def _run_or_replay(args: argparse.Namespace) -> int:
     key = replay.key_for(args.command, vars(args), specs)
     if key is None:
         return int(args.func(args))
-    stored = replay.lookup(key, [args.output] if getattr(args, "output", None) else [])
+    stored = replay.lookup(key, _written(args, specs))
     if stored is not None:
         return replay.replay(stored)
     with replay.record() as recording:

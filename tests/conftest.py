@@ -27,6 +27,20 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["SYMABSORB_NO_REPLAY"] = "1"
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Collect once, then freeze what survives (``gc.freeze``). pytest's cleanup after the session
+    runs five full collections (to find unraisable exceptions) over SymPy's whole heap, seconds on a
+    loaded machine; execnet gives an xdist worker 5 s after it reported before it sends itself a
+    SIGINT, and that KeyboardInterrupt landed in Hypothesis's garbage-collector callback ("Exception
+    ignored in: gc_callback ... KeyboardInterrupt" at the end of `make test`). This collection still
+    reports unraisable exceptions; after it the cleanup's collections have nothing old to walk."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-goldens", action="store_true", help="rewrite golden files from current output")
 

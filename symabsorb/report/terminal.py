@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import sympy as sp
 
@@ -21,7 +22,13 @@ from .escape import terminal_text
 from .model import QueryAnswer, Report
 from .plainmath import plain_expr, plain_math
 
-__all__ = ["VERDICT_STYLE", "plain_math", "render_answer_terminal", "render_terminal"]
+if TYPE_CHECKING:
+    from ..explore.atlas import Atlas
+    from ..model.block import ResolvedSpec
+    from ..weights.verify import CheckedQuery
+
+__all__ = ["VERDICT_STYLE", "catalog_table", "exploration_summary", "facts_table", "plain_math", "render_answer_terminal",
+           "render_terminal", "scan_table", "spec_listing", "verification_text"]
 
 VERDICT_STYLE = {Verdict.IMPOSSIBLE: "bold red", Verdict.CONDITIONAL: "bold yellow", Verdict.ABSORBABLE: "bold green",
                  Verdict.NOT_ABSORBABLE: "bold magenta", Verdict.OPEN: "bold cyan"}
@@ -280,3 +287,139 @@ def _hanging(text: str) -> object:
         else:
             grid.add_row("", Text(line.strip()))
     return grid
+
+
+# ==== command tables (catalog, scan, verify, explore, facts, check) ====================================
+# The plain-text tables of the commands that print no report. Owned with the command line
+# (symabsorb/cli.py calls symabsorb/api.py, whose results render through these); kept apart from
+# the report renderings above.
+
+
+def catalog_table(rows: Sequence[dict[str, object]]) -> str:
+    """``symabsorb catalog``: one line per built-in activation."""
+    header = f"{'activation':13s} {'verdict':40s} {'decided by':16s} {'source':8s} condition"
+    out = [header, "-" * len(header)]
+    for row in rows:
+        verdict = str(row["verdict"])
+        if row["verdict"] == "conditional":
+            verdict += " (iff" if row["necessary"] == "proved" else " (if"
+            verdict += ", nondegenerate weights)" if row["scope"] == "nondegenerate weights" else ")"
+        elif row["scope"] == "nondegenerate weights":
+            verdict += " (nondegenerate weights)"
+        out.append(f"{row['activation']!s:13s} {verdict:40s} {row['label'] or '—'!s:16s} {row['source'] or '—'!s:8s} "
+                   f"{row['condition'] or ''}")
+    return "\n".join(out) + "\n"
+
+
+def scan_table(records: Sequence[dict[str, object]], skipped: Sequence[tuple[str, str]]) -> str:
+    """``symabsorb scan``: one line per layer, then the files skipped with the reason."""
+    header = f"{'file:layer':48s} {'act':8s} {'d':>5s} {'m':>6s} {'verdict':15s} {'decided by':14s} rel. distance"
+    lines = [header, "-" * len(header)]
+    for r in records:
+        dist = r.get("relative_distance") if r["verdict"] != "absorbable" else None  # a lower bound; 0 when absorbed
+        lines.append(f"{str(r['label'])[:48]:48s} {str(r['activation'])[:8]:8s} {r.get('d', '?')!s:>5s} "
+                     f"{r.get('m', '?')!s:>6s} {r['verdict']!s:15s} {str(r.get('decided_by') or r.get('error', '—'))[:14]:14s} "
+                     + ("—" if dist is None else f"{dist:.3g}"))
+    for path, why in skipped:
+        lines.append(f"skipped {path}: {why}")
+    return terminal_text("\n".join(lines)) + "\n"
+
+
+def verification_text(report: str, checks: Sequence[CheckedQuery], unchecked: int = 0) -> str:
+    """``symabsorb verify``: one line per checked query and a total."""
+    skipped = (f"; {unchecked} other quer{'y' if unchecked == 1 else 'ies'} not re-checkable "
+               "(symbolic blocks, stacks, verdicts without a certificate or witness)") if unchecked else ""
+    if not checks:
+        return (f"{terminal_text(report)}: nothing to check (only decisions on weights carry certificates or "
+                f"witnesses){skipped}\n")
+    out = [f"{'OK    ' if c.ok else 'FAILED'} {c.query} ({c.verdict}): {c.detail}" for c in checks]
+    failed = sum(1 for c in checks if not c.ok)
+    out.append(f"{len(checks) - failed} of {len(checks)} certificates and witnesses checked exactly"
+               + (f"; {failed} FAILED" if failed else "") + skipped)
+    return terminal_text("\n".join(out)) + "\n"
+
+
+def exploration_summary(atlas: Atlas) -> str:
+    """``symabsorb explore``: one line per space."""
+    out = []
+    for s in atlas.spaces:
+        decided = sum(r.count for r in s.counts if r.verdict != "open")
+        out.append(f"{s.name}: {s.cases} cases, {decided} decided, {len(s.open_cases)} open"
+                   + (f", {s.enumeration['generated']} candidates, {s.enumeration['survivors']} distinct"
+                      if s.enumeration else "")
+                   + (f", {len(s.family.conflicts)} contradictions with the symbolic split" if s.family else ""))
+    return "\n".join(out) + ("\n" if out else "")
+
+
+def facts_table(f: ActivationFacts, name: str, steps: bool) -> str:
+    """``symabsorb facts``: one line per fact, with the reason and (``steps``) every step."""
+    from .plainmath import plain_expr
+
+    g = "g" if f.gated else "σ"
+    out = [f"{name}: {g}(z) = {plain_expr(f.expr)}"]
+    for label, ev, value in facts_rows(f):
+        out.append(f"  {label:34s} {ev.status.value:8s} {value}   [{ev.decided_by.value}]")
+        if steps or ev.reason:
+            if ev.reason:
+                out.append(f"      reason: {ev.reason}")
+            for s in ev.steps if steps else ():
+                claim = f": {plain_expr(s.claim)}" if s.claim is not None else ""
+                out.append(f"      - {s.text}{claim}")
+    return "\n".join(out) + "\n"
+
+
+def _constraint(p: Any) -> str:
+    """A parameter's constraint as written (``k > 1``); a sign constraint kept only as an assumption
+    on the symbol (``k > 0`` makes ``k`` positive) is spelled out too."""
+    from .plainmath import plain_expr
+
+    text = p.describe() if hasattr(p, "describe") else ""
+    if text:
+        return " with " + text
+    c = p.constraint
+    if c is not None and c is not sp.true and isinstance(c, sp.Basic):
+        return " with " + plain_expr(c)
+    sym = p.symbol
+    for attr, text in (("is_positive", "> 0"), ("is_negative", "< 0"), ("is_nonnegative", ">= 0"),
+                       ("is_nonpositive", "<= 0")):
+        if getattr(sym, attr):
+            return f" with {sym} {text}"
+    return ""
+
+
+def spec_listing(path: str, spec: ResolvedSpec) -> str:
+    """``symabsorb check``: what a spec declares and asks."""
+    from ..model.activation import GatedActivation
+    from .plainmath import plain_expr
+
+    s = spec
+    out = [f"{path}: OK"]
+    if s.imports:
+        out.append("imports: " + ", ".join(s.imports))
+    out.append(f"activations ({len(s.activations)}):")
+    for a in s.activations:
+        if isinstance(a, GatedActivation):
+            out.append(f"  gated {a.name}: g(z) = {plain_expr(a.gate.expr)}")
+        else:
+            params = "".join(f"  [parameter {p.symbol}{_constraint(p)}]" for p in a.params)
+            out.append(f"  {a.name}(z) = {plain_expr(a.expr)}{params}")
+    out.append(f"blocks ({len(s.blocks)}):")
+    for b in s.blocks:
+        weights = " inline weights" if b.has_inline_weights else (f' weights "{b.weights.file}"' if b.weights else "")
+        out.append(f"  {b.name}: {b.activation.name}, dim {b.dim}, width {b.width}, {b.skip.describe()}{weights}")
+    out.append(f"stacks ({len(s.stacks)}):")
+    for st in s.stacks:
+        out.append(f"  {st.name}: [{', '.join(b.name for b in st.blocks)}] x {st.repeat} (depth {st.depth})")
+    out.append(f"queries ({len(s.queries)}):")
+    for q in s.queries:
+        out.append(f"  {q.text}")
+    if s.spaces:
+        out.append(f"spaces ({len(s.spaces)}):")
+        for sp_ in s.spaces:
+            if sp_.parametric:
+                ranges = ", ".join(f"{r.symbol} in [{r.low}, {r.high}]" for r in sp_.ranges)
+                out.append(f"  {sp_.name}: family {plain_expr(sp_.family)}, {ranges}, grid {sp_.grid}")
+            else:
+                out.append(f"  {sp_.name}: size {sp_.size}, primitives {', '.join(p.name for p in sp_.primitives)}, "
+                           f"constants {', '.join(plain_expr(c) for c in sp_.constants)}, operators {' '.join(sp_.operators)}")
+    return "\n".join(out) + "\n"
