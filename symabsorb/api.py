@@ -704,6 +704,12 @@ def executor(*, scheduler: str | None = None, workers: int = 2, in_process: bool
         return InProcessExecutor()
     if workers < 1:
         raise ArgumentError(f"{describe_argument('workers', workers)}: expected at least 1 worker")
+    import os
+
+    cpus = os.cpu_count() or 1
+    if workers > cpus:
+        raise ArgumentError(f"{describe_argument('workers', workers)}: this machine has {cpus} CPUs; use at most "
+                            f"{cpus} workers")
     where = f"dask scheduler {scheduler}" if scheduler else f"dask local cluster ({workers} workers)"
     return LazyExecutor(where, lambda: DaskExecutor(scheduler, workers))
 

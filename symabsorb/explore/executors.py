@@ -71,7 +71,16 @@ class DaskExecutor:
             self.client = Client(self.cluster)
             self.name = f"dask local cluster ({workers} worker processes)"
         else:
-            self.client = Client(address)
+            from ..budget import current
+            from ..errors import SymabsorbError
+
+            wait = max(1.0, min(10.0, current().seconds))  # the connection waits in wall time, within the budget
+            try:
+                self.client = Client(address, timeout=wait)
+            except (OSError, TimeoutError, ValueError, TypeError) as err:
+                raise SymabsorbError(f"error: cannot reach the Dask scheduler at `{address}` within {wait:g} s "
+                                     f"({type(err).__name__}); start it, or drop --scheduler for a local "
+                                     "cluster") from None
             self.name = f"dask scheduler {address}"
 
     def run(self, jobs: Sequence[Job], on_result: Callable[[dict[str, Any]], None]) -> None:

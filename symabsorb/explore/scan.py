@@ -143,7 +143,7 @@ def scan(directory: Path, store: Any, executor: Any, activation: str | None = No
     skipped: list[tuple[str, str]] = []
     for path in weight_files(directory):
         try:
-            names = list(read_tensors(path))
+            names = list(read_tensors(path, keys=[]))  # the names only: no tensor is inflated here
         except SymabsorbError as err:
             skipped.append((str(path), str(err).splitlines()[0]))
             continue

@@ -83,8 +83,10 @@ def _clip(text: str, n: int = 60) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def _check_size(name: str, shape: tuple[int, ...], itemsize: int) -> int:
-    """Bytes of the tensor in the file; refuses shapes whose float64 copy would exceed the cap."""
+def _check_size(name: str, shape: tuple[int, ...], itemsize: int, total: list[int] | None = None) -> int:
+    """Bytes of the tensor in the file; refuses shapes whose float64 copy would exceed the cap, and
+    (with ``total``, the float64 bytes of the tensors already read from this file) a set of
+    tensors that together would: checked from the declared shape, before anything is inflated."""
     if any((not isinstance(s, int)) or s < 0 for s in shape):
         raise _Bad(f"tensor `{_clip(name)}` has an invalid shape", _clip(str(shape)), "non-negative integer dimensions")
     count = math.prod(shape)
@@ -92,7 +94,17 @@ def _check_size(name: str, shape: tuple[int, ...], itemsize: int) -> int:
         raise _Bad(f"tensor `{_clip(name)}` is too large ({count} elements)", f"shape {_clip(str(shape))}",
                    f"at most {MAX_TENSOR_BYTES // 8} elements",
                    "raise the cap with the environment variable SYMABSORB_MAX_TENSOR_BYTES")
+    if total is not None:
+        total[0] += count * 8
+        if total[0] > MAX_TENSOR_BYTES * _TENSORS_PER_READ:
+            raise _Bad(f"the tensors read with `{_clip(name)}` are too large together ({total[0] // 8} elements)",
+                       f"{total[0] // 8} elements", f"at most {MAX_TENSOR_BYTES * _TENSORS_PER_READ // 8} for one block",
+                       "raise the cap with the environment variable SYMABSORB_MAX_TENSOR_BYTES")
     return count * itemsize
+
+
+#: One read (a block's W_up, W_down, W_gate) inflates at most this many times the tensor cap.
+_TENSORS_PER_READ = 3
 
 
 # ---- .npz ---------------------------------------------------------------------------------------------
@@ -108,6 +120,7 @@ def _npy_dtype_ok(np: Any, dtype: Any, name: str) -> None:
 
 def _read_npz(np: Any, fh: BinaryIO, size: int, keys: list[str] | None) -> dict[str, Any]:
     out: dict[str, Any] = {}
+    total = [0]
     with zipfile.ZipFile(fh) as zf:
         infos = [i for i in zf.infolist() if not i.is_dir()]
         names = {i.filename[:-4] if i.filename.endswith(".npy") else i.filename: i for i in infos}
@@ -129,7 +142,7 @@ def _read_npz(np: Any, fh: BinaryIO, size: int, keys: list[str] | None) -> dict[
                     raise _Bad(f"tensor `{_clip(key)}` has a corrupt .npy header", _clip(str(err)),
                                "a valid .npy header") from None
                 _npy_dtype_ok(np, dtype, key)
-                nbytes = _check_size(key, tuple(shape), dtype.itemsize)
+                nbytes = _check_size(key, tuple(shape), dtype.itemsize, total)
                 if info.file_size < nbytes:
                     raise _Bad(f"tensor `{_clip(key)}` is truncated", f"{info.file_size} bytes stored",
                                f"at least {nbytes} bytes for shape {tuple(shape)}")
@@ -165,6 +178,7 @@ def _read_safetensors(np: Any, fh: BinaryIO, size: int, keys: list[str] | None,
         raise _Bad("the .safetensors header is not a JSON object", type(header).__name__, "a JSON object")
     data_size = size - 8 - n
     out: dict[str, Any] = {}
+    total = [0]
     for key, meta in header.items():
         if key == "__metadata__":
             continue
@@ -183,7 +197,7 @@ def _read_safetensors(np: Any, fh: BinaryIO, size: int, keys: list[str] | None,
         shape = tuple(meta["shape"])
         if any(isinstance(s, bool) for s in shape):
             raise _Bad(f"tensor `{_clip(key)}` has an invalid shape", _clip(str(shape)), "integer dimensions")
-        nbytes = _check_size(key, shape, itemsize)  # type: ignore[arg-type]
+        nbytes = _check_size(key, shape, itemsize, total)  # type: ignore[arg-type]
         begin, end = meta["data_offsets"]
         if not (isinstance(begin, int) and isinstance(end, int)) or isinstance(begin, bool) or isinstance(end, bool) \
                 or not 0 <= begin <= end <= data_size:
