@@ -145,23 +145,46 @@ def _check_one(path: str) -> int:
 
 
 def cmd_fmt(args: argparse.Namespace) -> int:
+    """Each file in canonical form: printed (one file), checked (``--check``), shown as a unified diff
+    (``--diff``, with ``--check`` too) or rewritten (``--write``). An error in one file is reported and
+    the others still run; the exit code is the worst one."""
+    import difflib
+
+    from .dsl.errors import SymabsorbError
     from .dsl.formatter import format_module
     from .dsl.loader import read_source
     from .dsl.parser import parse_text
 
-    text = read_source(Path(args.file))
-    formatted = format_module(parse_text(text, args.file))
-    if args.check:
-        if formatted != text:
-            print(f"{args.file} would be reformatted", file=sys.stderr)
-            return 1
-        return 0
-    if args.write:
-        if formatted != text:
-            _write_atomic(Path(args.file).resolve(), formatted, rewrites_input=True)  # through a symlink: the spec it names
-        return 0
-    sys.stdout.write(formatted)
-    return 0
+    files = expand_specs(args.file)
+    if "-" in files:
+        raise UsageError("fmt reads files (it can rewrite them); `-` is not accepted")
+    if len(files) > 1 and not (args.check or args.write or args.diff):
+        raise UsageError("several files need --check, --diff or --write (printing them one after the other "
+                         "would not be a spec)")
+    worst = EXIT_OK
+    for path in files:
+        try:
+            text = read_source(Path(path))
+            formatted = format_module(parse_text(text, path))
+        except SymabsorbError as err:
+            _print_error(err)
+            worst = EXIT_ERROR
+            continue
+        changed = formatted != text
+        if args.diff and changed:
+            sys.stdout.writelines(difflib.unified_diff(text.splitlines(keepends=True),
+                                                       formatted.splitlines(keepends=True),
+                                                       f"{path} (original)", f"{path} (formatted)"))
+        if args.check:
+            if changed:
+                print(f"{path} would be reformatted", file=sys.stderr)
+                worst = max(worst, 1)
+        elif args.write:
+            if changed:
+                _write_atomic(Path(path).resolve(), formatted, rewrites_input=True)  # through a symlink: the spec it names
+        elif not args.diff:
+            sys.stdout.write(formatted)
+    return worst
 
 
 def cmd_facts(args: argparse.Namespace) -> int:
@@ -445,11 +468,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     command("check", "parse and resolve specs; list what each declares and asks", cmd_check, "specs", "run")
 
-    f = command("fmt", "print a spec in canonical form", cmd_fmt, "run")
-    f.add_argument("file", help="a .absorb file")
+    f = command("fmt", "print specs in canonical form", cmd_fmt, "run")
+    f.add_argument("file", nargs="+", help="one or more .absorb files or globs")
     g = f.add_mutually_exclusive_group()
-    g.add_argument("--check", action="store_true", help="exit 1 if the file is not in canonical form")
-    g.add_argument("--write", action="store_true", help="rewrite the file in place (atomically)")
+    g.add_argument("--check", action="store_true", help="exit 1 if some file is not in canonical form")
+    g.add_argument("--write", action="store_true", help="rewrite each file in place (atomically)")
+    f.add_argument("--diff", action="store_true", help="print a unified diff of each file against its canonical "
+                   "form instead of the form itself (with --check: and exit 1 if some differs)")
 
     fa = command("facts", "every fact about one activation, with status and steps", cmd_facts, "gated", "json", "run")
     fa.add_argument("expr", metavar="EXPR_OR_NAME", help="an expression in z (e.g. 'z*sigmoid(z)') or a built-in name")

@@ -170,30 +170,34 @@ def _(node: s.GatedDef) -> str:
     return f"gated {node.name} gate {format_act_ref(node.gate)}"
 
 
-@_stmt.register
-def _(node: s.BlockDef) -> str:
-    lines = [f"block {node.name} {{"]
+def _block_fields(node: s.BlockDef) -> list[tuple[str, str]]:
+    """The field lines of a block in canonical order, each with the key of its ``field_spans`` entry."""
+    lines: list[tuple[str, str]] = []
     if node.activation is not None:
-        lines.append(f"    activation: {format_act_ref(node.activation)}")
+        lines.append(("activation", f"activation: {format_act_ref(node.activation)}"))
     if node.dim is not None:
-        lines.append(f"    dim: {format_expr(node.dim)}")
+        lines.append(("dim", f"dim: {format_expr(node.dim)}"))
     if node.width is not None:
-        lines.append(f"    width: {format_expr(node.width)}")
+        lines.append(("width", f"width: {format_expr(node.width)}"))
     if node.skip is not None:
-        lines.append(f"    skip: {_skip(node.skip)}")
+        lines.append(("skip", f"skip: {_skip(node.skip)}"))
     for label, matrix in (("W_up", node.w_up), ("W_down", node.w_down), ("W_gate", node.w_gate)):
         if matrix is not None:
-            lines.append(f"    {label}: {_matrix(matrix)}")
+            lines.append((label, f"{label}: {_matrix(matrix)}"))
     w = node.weights
     if w is not None:
-        lines.append(f"    weights: {_quote(w.file)}")
+        lines.append(("weights", f"weights: {_quote(w.file)}"))
         for label, value in (("prefix", w.prefix), ("up", w.up_key), ("down", w.down_key), ("gate", w.gate_key)):
             if value is not None:
-                lines.append(f"    {label}: {_quote(value)}")
+                lines.append((label, f"{label}: {_quote(value)}"))
         if w.transpose:
-            lines.append("    transpose: true")
-    lines.append("}")
-    return "\n".join(lines)
+            lines.append(("transpose", "transpose: true"))
+    return lines
+
+
+@_stmt.register
+def _(node: s.BlockDef) -> str:
+    return "\n".join([f"block {node.name} {{", *(f"    {line}" for _, line in _block_fields(node)), "}"])
 
 
 @_stmt.register
@@ -203,25 +207,28 @@ def _(node: s.StackDef) -> str:
     return f"stack {node.name} = [{', '.join(node.blocks)}]"
 
 
+def _space_fields(node: s.SpaceDef) -> list[tuple[str, str]]:
+    lines: list[tuple[str, str]] = []
+    if node.primitives:
+        lines.append(("primitives", f"primitives: [{', '.join(node.primitives)}]"))
+    if node.constants:
+        lines.append(("constants", f"constants: [{', '.join(format_expr(c) for c in node.constants)}]"))
+    if node.operators is not None:
+        lines.append(("operators", f"operators: [{', '.join(node.operators)}]"))
+    if node.size is not None:
+        lines.append(("size", f"size: {node.size}"))
+    if node.family is not None:
+        lines.append(("family", f"family: {format_expr(node.family)}"))
+    for r in node.ranges:
+        lines.append((f"range {r.name}", f"range {r.name}: [{format_expr(r.low)}, {format_expr(r.high)}]"))
+    if node.grid is not None:
+        lines.append(("grid", f"grid: {node.grid}"))
+    return lines
+
+
 @_stmt.register
 def _(node: s.SpaceDef) -> str:
-    lines = [f"space {node.name} = {{"]
-    if node.primitives:
-        lines.append(f"    primitives: [{', '.join(node.primitives)}]")
-    if node.constants:
-        lines.append(f"    constants: [{', '.join(format_expr(c) for c in node.constants)}]")
-    if node.operators is not None:
-        lines.append(f"    operators: [{', '.join(node.operators)}]")
-    if node.size is not None:
-        lines.append(f"    size: {node.size}")
-    if node.family is not None:
-        lines.append(f"    family: {format_expr(node.family)}")
-    for r in node.ranges:
-        lines.append(f"    range {r.name}: [{format_expr(r.low)}, {format_expr(r.high)}]")
-    if node.grid is not None:
-        lines.append(f"    grid: {node.grid}")
-    lines.append("}")
-    return "\n".join(lines)
+    return "\n".join([f"space {node.name} = {{", *(f"    {line}" for _, line in _space_fields(node)), "}"])
 
 
 @_stmt.register
@@ -251,15 +258,64 @@ def _comments(text: str) -> list[tuple[tuple[int, int], str]]:
     return found
 
 
+Comment = tuple[tuple[int, int], str]
+
+
+def _with_inner_comments(stmt: s.BlockDef | s.SpaceDef, inner: list[Comment], trailing: str | None) -> list[str]:
+    """A block or space with the comments written inside it kept in place: a comment at the end of a
+    field's line stays at the end of that field's line (of its last line, for a matrix over several),
+    one on the opening or closing line stays there, and one on a line of its own stays inside, above
+    the field that follows it."""
+    fields = _block_fields(stmt) if isinstance(stmt, s.BlockDef) else _space_fields(stmt)
+    spans = [(key, span) for key, span in stmt.field_spans if span is not None]
+    assert stmt.span is not None
+    after: dict[str, list[str]] = {}
+    before: dict[str, list[str]] = {}
+    header: list[str] = []
+    footer: list[str] = [trailing] if trailing else []
+    for (line, column), text in inner:
+        # the last field that starts on or before the comment's line and reaches it
+        owner = None
+        for key, span in spans:
+            if span.line <= line <= span.end_line and (span.line, span.column) < (line, column):
+                owner = key
+        if owner is not None:
+            after.setdefault(owner, []).append(text)
+            continue
+        if line == stmt.span.line:
+            header.append(text)
+        elif line == stmt.span.end_line:
+            footer.insert(0, text)
+        else:
+            later = [key for key, span in spans if (span.line, span.column) > (line, column)]
+            target = min(later, key=lambda k: dict(spans)[k].line) if later else None
+            if target is not None:
+                before.setdefault(target, []).append(text)
+            else:
+                after.setdefault("}", []).append(text)
+    keyword = "block" if isinstance(stmt, s.BlockDef) else "space"
+    out = [f"{keyword} {stmt.name} {'{' if keyword == 'block' else '= {'}" + "".join(f"  {c}" for c in header)]
+    for key, line in fields:
+        out.extend(f"    {c}" for c in before.get(key, ()))
+        out.append(f"    {line}" + "".join(f"  {c}" for c in after.get(key, ())))
+    out.extend(f"    {c}" for c in after.get("}", ()))
+    out.append("}" + "".join(f"  {c}" for c in footer))
+    return out
+
+
 def format_module(module: s.Module) -> str:
-    """The canonical text of one file, comments kept, ending with one newline."""
+    """The canonical text of one file, ending with one newline. Comments are kept: those on a line of
+    their own above the statement they precede, an end-of-line comment at the end of its line (a
+    block's field keeps its own, see :func:`_with_inner_comments`)."""
     comments = _comments(module.text)
     out: list[str] = []
     previous: type | None = None
     statements = list(module.statements)
     for index, stmt in enumerate(statements):
+        start = (stmt.span.line, stmt.span.column) if stmt.span else (0, 0)
         end = (stmt.span.end_line, stmt.span.end_column) if stmt.span else (0, 0)
-        leading = [c for pos, c in comments if pos < end]
+        leading = [c for pos, c in comments if pos < start]
+        inner = [(pos, c) for pos, c in comments if start <= pos < end]
         comments = [(pos, c) for pos, c in comments if not pos < end]
         # a comment after the statement on its last line, before any next statement, stays on that line
         following = statements[index + 1].span if index + 1 < len(statements) else None
@@ -271,7 +327,12 @@ def format_module(module: s.Module) -> str:
         if out and (kind is not previous or kind in (s.BlockDef, s.SpaceDef) or leading):
             out.append("")
         out.extend(leading)
-        out.append(_stmt(stmt) + (f"  {trailing}" if trailing else ""))
+        if isinstance(stmt, (s.BlockDef, s.SpaceDef)):
+            out.extend(_with_inner_comments(stmt, inner, trailing))
+        else:
+            # a statement printed on one line: the comments written inside it go above it
+            out.extend(c for _, c in inner)
+            out.append(_stmt(stmt) + (f"  {trailing}" if trailing else ""))
         previous = kind
     if comments:
         if out:
