@@ -288,16 +288,17 @@ def _with_inner_comments(stmt: s.BlockDef | s.SpaceDef, inner: list[Comment], tr
             footer.insert(0, text)
         else:
             later = [key for key, span in spans if (span.line, span.column) > (line, column)]
-            target = min(later, key=lambda k: dict(spans)[k].line) if later else None
+            first = dict(spans)
+            target = min(later, key=lambda k: (first[k].line, first[k].column)) if later else None
             if target is not None:
                 before.setdefault(target, []).append(text)
             else:
                 after.setdefault("}", []).append(text)
     keyword = "block" if isinstance(stmt, s.BlockDef) else "space"
     out = [f"{keyword} {stmt.name} {'{' if keyword == 'block' else '= {'}" + "".join(f"  {c}" for c in header)]
-    for key, line in fields:
+    for key, field_text in fields:
         out.extend(f"    {c}" for c in before.get(key, ()))
-        out.append(f"    {line}" + "".join(f"  {c}" for c in after.get(key, ())))
+        out.append(f"    {field_text}" + "".join(f"  {c}" for c in after.get(key, ())))
     out.extend(f"    {c}" for c in after.get("}", ()))
     out.append("}" + "".join(f"  {c}" for c in footer))
     return out
