@@ -8,6 +8,7 @@ import sympy as sp
 
 from .checks import Subject, as_expr, registrar, simple
 from .derivation import HypothesisCheck, HypStatus
+from .skips import dim_name
 
 __all__ = ["CHECKERS", "exact_rank", "nondegeneracy", "skip_rank"]
 
@@ -20,27 +21,27 @@ CHECKERS, hypothesis = registrar()
 @hypothesis("dim_at_least")
 def _dim_at_least(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     n = int(p.get("n", 2))
-    dim = s.the_block.stream_dim
-    statement = f"$d \\ge {n}$"
+    dim, d = s.the_block.stream_dim, dim_name(s.the_block)
+    statement = f"${d} \\ge {n}$"
     if isinstance(dim, int) or getattr(dim, "is_Integer", False):
         ok = int(dim) >= n
-        return simple("dim_at_least", HypStatus.PROVED if ok else HypStatus.REFUTED, f"$d = {dim} \\ge {n}$",
-                       "" if ok else f"d = {dim} < {n}")
+        return simple("dim_at_least", HypStatus.PROVED if ok else HypStatus.REFUTED, f"${d} = {dim} \\ge {n}$",
+                       "" if ok else f"{d} = {dim} < {n}")
     if sp.Ge(dim, n) is sp.true:
         return simple("dim_at_least", HypStatus.PROVED, statement)
-    return simple("dim_at_least", HypStatus.ASSUMED, statement, assumption=f"d ≥ {n}")
+    return simple("dim_at_least", HypStatus.ASSUMED, statement, assumption=f"{d} ≥ {n}")
 
 
 @hypothesis("width_at_least_dim")
 def _width_at_least_dim(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     b = s.the_block
-    dim, width = b.stream_dim, b.width
+    dim, width, d = b.stream_dim, b.width, dim_name(b)
     gap = as_expr(width) - as_expr(dim)
     if gap.is_nonnegative:
-        return simple("width_at_least_dim", HypStatus.PROVED, f"$m = {sp.latex(width)} \\ge d = {sp.latex(dim)}$")
+        return simple("width_at_least_dim", HypStatus.PROVED, f"$m = {sp.latex(width)} \\ge {d} = {sp.latex(dim)}$")
     if gap.is_negative:
-        return simple("width_at_least_dim", HypStatus.REFUTED, "$m \\ge d$", f"m = {width} < d = {dim}")
-    return simple("width_at_least_dim", HypStatus.ASSUMED, "$m \\ge d$", assumption="m ≥ d")
+        return simple("width_at_least_dim", HypStatus.REFUTED, f"$m \\ge {d}$", f"m = {width} < {d} = {dim}")
+    return simple("width_at_least_dim", HypStatus.ASSUMED, f"$m \\ge {d}$", assumption=f"m ≥ {d}")
 
 
 def nondegeneracy(w_up: sp.MatrixBase, w_down: sp.MatrixBase) -> tuple[bool, str]:
@@ -97,12 +98,12 @@ def _int_or_none(v: Any) -> int | None:
 @hypothesis("dim_equals")
 def _dim_equals(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     n = int(p.get("n", 1))
-    dim = _int_or_none(s.the_block.stream_dim)
-    statement = f"$d = {n}$"
+    dim, d = _int_or_none(s.the_block.stream_dim), dim_name(s.the_block)
+    statement = f"${d} = {n}$"
     if dim is None:
         return simple("dim_equals", HypStatus.UNKNOWN, statement, "the dimension is symbolic")
     return simple("dim_equals", HypStatus.PROVED if dim == n else HypStatus.REFUTED, statement,
-                  "" if dim == n else f"d = {dim} ≠ {n}")
+                  "" if dim == n else f"{d} = {dim} ≠ {n}")
 
 
 @hypothesis("width_at_least")
@@ -122,12 +123,12 @@ def _width_at_least(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
 @hypothesis("width_below_dim")
 def _width_below_dim(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     b = s.the_block
-    gap = as_expr(b.stream_dim) - as_expr(b.width)
+    gap, d = as_expr(b.stream_dim) - as_expr(b.width), dim_name(b)
     if gap.is_positive:
-        return simple("width_below_dim", HypStatus.PROVED, f"$m = {sp.latex(b.width)} < d = {sp.latex(b.stream_dim)}$")
+        return simple("width_below_dim", HypStatus.PROVED, f"$m = {sp.latex(b.width)} < {d} = {sp.latex(b.stream_dim)}$")
     if gap.is_nonpositive:
-        return simple("width_below_dim", HypStatus.REFUTED, "$m < d$", f"m = {b.width} ≥ d = {b.stream_dim}")
-    return simple("width_below_dim", HypStatus.UNKNOWN, "$m < d$", "m < d is not decided for symbolic sizes")
+        return simple("width_below_dim", HypStatus.REFUTED, f"$m < {d}$", f"m = {b.width} ≥ {d} = {b.stream_dim}")
+    return simple("width_below_dim", HypStatus.UNKNOWN, f"$m < {d}$", f"m < {d} is not decided for symbolic sizes")
 
 
 def exact_rank(m: sp.MatrixBase) -> int | None:

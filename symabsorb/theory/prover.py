@@ -139,10 +139,14 @@ def _describe_block(block: Block) -> DerivationStep:
     weights = "concrete weights given in the spec" if block.has_inline_weights else (
         f"weights from `{block.weights.file}`" if block.weights else "arbitrary weights")
     # a size left symbolic is named, not equated with itself ("$d = d$")
-    dim = "$d$" if isinstance(block.stream_dim, sp.Symbol) and block.stream_dim.name == "d" else \
-        f"$d = {sp.latex(block.stream_dim)}$"
+    dim = "dimension $d$" if isinstance(block.stream_dim, sp.Symbol) and block.stream_dim.name == "d" else \
+        f"dimension $d = {sp.latex(block.stream_dim)}$"
+    if block.skip.kind == "hyper":  # d is the stream dimension: M = A ⊗ I_d is nd x nd
+        d = "" if isinstance(block.dim, sp.Symbol) and block.dim.name == "d" else f" = {sp.latex(block.dim)}"
+        total = "" if not isinstance(block.stream_dim, int | sp.Integer) else f" = {sp.latex(block.stream_dim)}"
+        dim = f"stream dimension $d{d}$, $n = {block.skip.n}$ streams, block dimension $nd{total}$"
     width = "$m$" if isinstance(block.width, sp.Symbol) and block.width.name == "m" else f"$m = {sp.latex(block.width)}$"
-    text = (f"Block `{block.name}`: $R(x) = Mx + {form}$ with {unit}; dimension {dim}, width {width}, "
+    text = (f"Block `{block.name}`: $R(x) = Mx + {form}$ with {unit}; {dim}, width {width}, "
             f"$M = {skip_latex(block.skip)}$; {weights}.")
     return DerivationStep(text, kind="setting")
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import sympy as sp
 
 from ..model.block import Block, Skip, Stack
@@ -77,6 +79,12 @@ def skip_matrix(block: Block) -> sp.ImmutableMatrix | None:
         return sp.ImmutableMatrix(skip.factor * sp.eye(dim))
     assert skip.matrix is not None
     return sp.ImmutableMatrix(sp.kronecker_product(skip.matrix, sp.eye(dim)))
+
+
+def dim_name(block: Any) -> str:
+    """The symbol of the dimension a block maps: ``d``, or ``nd`` for a Hyper-Connection, whose
+    ``d`` is the stream dimension (``dim:``) so that ``M = A ⊗ I_d`` is ``nd × nd``."""
+    return "nd" if block.skip.kind == "hyper" else "d"
 
 
 def skip_latex(skip: Skip) -> str:

@@ -14,7 +14,7 @@ from ..model.block import Block
 from ..theory.derivation import Derivation, DerivationStep, Verdict, Witness
 from ..theory.library import Library
 from ..theory.prover import prove
-from ..theory.skips import skip_matrix
+from ..theory.skips import dim_name, skip_matrix
 from .certify import Certificate, Target, decide_exactly, exact_nondegeneracy, file_digest
 from .floatsearch import FloatSearch, Nondegeneracy, float_nondegeneracy
 from .io import LoadedWeights, load_block_weights
@@ -187,7 +187,8 @@ def decide_file_block(block: Block, base_dir: Path, library: Library) -> FileDec
     steps = list(derivation.steps)
     steps.insert(1, DerivationStep(f"Weights from `{Path(w.file).name}` (tensors `{w.keys[0]}`, `{w.keys[1]}`"
                                    + (f", `{w.keys[2]}`" if w.keys[2] else "") + f"; dtype {w.dtype}): "
-                                   f"$d = {d}$, $m = {m}$; all entries finite. Every entry is an exact rational "
+                                   f"${dim_name(block)} = {d}$, $m = {m}$; all entries finite. Every entry is an "
+                                   "exact rational "
                                    "(a dyadic number), and the weights are decided as such.", kind="setting"))
     notes = list(derivation.notes)
     assumptions = list(derivation.assumptions)
