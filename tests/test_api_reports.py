@@ -52,7 +52,7 @@ def test_latex_keeps_the_papers_numbers() -> None:
     assert "Theorem~\\ref{res:thm8}" in tex and "Proposition~\\ref{res:prop5}" in tex
     assert not re.search(r"(Theorem|Proposition|Corollary|Lemma)~\\ref\{[^}]*\} \(", tex)  # no "Theorem 15 (Thm. 8)"
     assert "\\newtheorem{theorem}" not in tex  # no shared counter renumbering the results
-    assert "\\begin{tikzpicture}" in tex and "\\section*{Lemma graph}" in tex and "\\begin{figure}" in tex
+    assert "\\begin{tikzpicture}" in tex and "\\section{Lemma graph}" in tex and "\\begin{figure}" in tex
 
 
 def test_latex_pdf_has_the_graph_and_figures_and_no_overfull_lines(tmp_path: Path) -> None:
@@ -61,7 +61,7 @@ def test_latex_pdf_has_the_graph_and_figures_and_no_overfull_lines(tmp_path: Pat
     assert run("prove", str(PAPER), str(EXAMPLES / "weights.absorb"), "--format", "md")[0] == 0
     assert run("prove", str(EXAMPLES / "weights.absorb"), "-o", str(tex))[0] == 0
     body = tex.read_text(encoding="utf-8")
-    assert body.count("\\begin{figure}") >= 2 and "\\section*{Lemma graph}" in body
+    assert body.count("\\begin{figure}") >= 2 and "\\section{Lemma graph}" in body
     for _ in range(2):
         done = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error", tex.name], cwd=tmp_path,
                               capture_output=True, text=True, timeout=300)

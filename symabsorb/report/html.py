@@ -18,7 +18,7 @@ from .escape import html_math
 from .escape import html_text as escape  # the one HTML escaper (symabsorb.report.escape)
 from .graphpage import report_graph_widget
 from .model import QueryAnswer, Report
-from .plainmath import tidy
+from .plainmath import prose, tidy
 from .plots import activation_svg, has_taylor_curve, report_activations
 from .svggraph import graph_svg, legend_svg
 
@@ -180,7 +180,7 @@ class HtmlRenderer:
                 f"({escape(ev.decided_by.value)}){reason}<ul>{items}</ul></div>")
 
     def fact_step(self, s: Step) -> str:
-        return escape(s.text) + (": " + self.expr(tidy(s.claim)) if s.claim is not None else "")
+        return escape(prose(s.text)) + (": " + self.expr(tidy(s.claim)) if s.claim is not None else "")
 
     @render.register
     def _(self, node: ActivationFacts) -> str:

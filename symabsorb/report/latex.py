@@ -17,7 +17,7 @@ from ..theory.library import Library
 from .common import SOURCE_COLORS, STATE_COLORS, VERDICT_TEXT, facts_rows, has_index_set, node_id, text_pieces, used_graph
 from .escape import latex_math, latex_text
 from .model import QueryAnswer, Report
-from .plainmath import tidy
+from .plainmath import prose, tidy
 
 __all__ = ["PREAMBLE", "LatexRenderer", "activation_figures", "graph_tikz", "latex_prose", "render_latex", "result_name"]
 
@@ -25,7 +25,8 @@ ENVIRONMENTS = {"theorem": "theorem", "lemma": "lemma", "proposition": "proposit
                 "definition": "definition", "open-problem": "problem"}
 
 PREAMBLE = r"""\usepackage{amsmath,amssymb,amsthm}
-\usepackage{graphicx,tikz}
+\usepackage{graphicx,tikz,needspace}
+\usetikzlibrary{backgrounds}
 \usepackage[hidelinks]{hyperref}
 \theoremstyle{plain}
 % A result keeps its own number: the paper's Theorem 8 is Theorem 8 here, a library lemma is named by its id.
@@ -102,6 +103,7 @@ def latex_prose(text: str) -> str:
     ``m >= d``) as LaTeX: Greek letters, relations, sub- and superscripts and formulas of single-letter
     operands in math mode, everything else escaped by :func:`~symabsorb.report.escape.latex_text`; a
     character without a macro is written as its code point (``[U+2603]``), never dropped."""
+    text = prose(text)
     pieces: list[tuple[bool, str]] = []  # (is_math, LaTeX)
 
     def add(is_math: bool, s: str) -> None:
@@ -182,8 +184,14 @@ def _tikz_color(hex_color: str) -> str:
     return f"{{rgb,255:red,{r};green,{g};blue,{b}}}"
 
 
+#: Nodes per row of the lemma graph: a wider layer is split over several rows, so the figure fits
+#: the text width unscaled and its labels keep their size (9 pt: \\footnotesize of an 11 pt article).
+GRAPH_ROW = 5
+
+
 def graph_tikz(report: Report) -> list[str]:
-    """The lemma graph as a TikZ picture (layered like the HTML figure), scaled to the text width."""
+    """The lemma graph as a TikZ picture: one band per topological layer, a wide layer split into rows
+    of :data:`GRAPH_ROW`, drawn at its natural size."""
     import networkx as nx
 
     nodes, edges = used_graph(report)
@@ -194,22 +202,28 @@ def graph_tikz(report: Report) -> list[str]:
     g.add_nodes_from(nodes)
     g.add_edges_from(edges)
     layers = [sorted(layer) for layer in nx.topological_generations(g)]
-    widest = max(len(layer) for layer in layers)
-    lines = ["\\begin{center}", f"\\resizebox{{{min(1.0, widest / 5):.2f}\\textwidth}}{{!}}{{%",
-             "\\begin{tikzpicture}[x=3.2cm,y=-1.5cm,every node/.style={draw,rounded corners,line width=1pt,"
-             "minimum width=2.8cm,minimum height=.8cm,font=\\sffamily\\small}]"]
-    for row, layer in enumerate(layers):
-        for col, rid in enumerate(layer):
-            r = report.library.results[rid]
-            fill = _tikz_color(STATE_COLORS[states.get(rid, NodeState.NOT_TRIED)])
-            border = _tikz_color(SOURCE_COLORS[r.source])
-            dash = ",dashed" if r.source == "library" else ""
-            x = col - (len(layer) - 1) / 2
-            lines.append(f"\\node[fill={fill},draw={border}{dash}] ({node_id(rid)}) at ({x:.2f},{row}) "
-                         f"{{\\hyperref[{_label(rid)}]{{{escape_text(r.label)}}}}};")
+    lines = ["\\begin{center}",
+             "\\begin{tikzpicture}[x=3.3cm,y=-1.25cm,every node/.style={draw,rounded corners,line width=.8pt,"
+             "minimum width=2.9cm,minimum height=.7cm,inner sep=2pt,font=\\sffamily\\footnotesize}]"]
+    row = 0.0
+    for layer in layers:
+        chunks = [layer[i:i + GRAPH_ROW] for i in range(0, len(layer), GRAPH_ROW)]
+        for chunk in chunks:
+            for col, rid in enumerate(chunk):
+                r = report.library.results[rid]
+                fill = _tikz_color(STATE_COLORS[states.get(rid, NodeState.NOT_TRIED)])
+                border = _tikz_color(SOURCE_COLORS[r.source])
+                dash = ",dashed" if r.source == "library" else ""
+                x = col - (len(chunk) - 1) / 2
+                lines.append(f"\\node[fill={fill},draw={border}{dash}] ({node_id(rid)}) at ({x:.2f},{row:g}) "
+                             f"{{\\hyperref[{_label(rid)}]{{{escape_text(r.label)}}}}};")
+            row += 1
+        row += 0.4  # a gap between layers
+    # the edges behind the (opaque) nodes: an edge passing a row never covers a label
+    lines.append("\\begin{pgfonlayer}{background}")
     for u, v in edges:
         lines.append(f"\\draw[->,>=stealth,gray] ({node_id(u)}) -- ({node_id(v)});")
-    lines += ["\\end{tikzpicture}}", "\\end{center}"]
+    lines += ["\\end{pgfonlayer}", "\\end{tikzpicture}", "\\end{center}"]
     return lines
 
 
@@ -228,6 +242,10 @@ def activation_figures(report: Report) -> list[str]:
                 f"\\caption{{\\texttt{{{escape_text(name)}}}: ${g}(z) = {sp.latex(f.expr)}$ on $[-4, 4]$, its {drawn}.}}",
                 "\\end{figure}"]
     return out
+
+
+#: Before a heading or a lead-in line: start a new page unless a few lines fit under it (no orphaned heading).
+_NEEDSPACE = "\\needspace{6\\baselineskip}"
 
 
 def _label(rid: str) -> str:
@@ -279,21 +297,28 @@ class LatexRenderer:
 
     @render.register
     def _(self, node: Report) -> list[str]:
+        # the queries first; the results they use and the lemma graph are an appendix
         lines = [f"% Generated by symabsorb {__version__} from {escape_text(node.spec_path)}.",
-                 "\\section*{Results used}",
-                 "Results marked \\emph{paper} are from Mijoski and Karbevski (2026); results marked \\emph{library} "
-                 "are symabsorb's own lemmas."]
-        lines += self.references(node.cited())
+                 "Each query below is answered by a derivation whose steps cite the results they use; the results "
+                 "are stated in Appendix~\\ref{app:results} and the part of the library used is drawn in "
+                 "Appendix~\\ref{app:graph}."]
         for i, a in enumerate(node.answers, start=1):
-            lines += [f"\\section{{Query {i}: \\texttt{{{escape_text(a.query)}}}}}\\label{{q:{i}}}"]
+            lines += [_NEEDSPACE, f"\\section{{Query {i}: \\texttt{{{escape_text(a.query)}}}}}\\label{{q:{i}}}"]
             lines += self.render(a)
-        lines += ["\\section*{Lemma graph}",
-                  "The part of the result library these queries used. Border: blue = paper, purple (dashed) = "
-                  "library; fill: green = applied, pale green = also applicable, red = a hypothesis failed, yellow = "
-                  "a hypothesis undecided, blue = cited, white = not tried.", "", *graph_tikz(node)]
         figures = activation_figures(node)
         if figures:
-            lines += ["\\section*{Activations}", *figures]
+            lines += [_NEEDSPACE, "\\section*{Activations}", *figures]
+        lines += ["\\appendix", _NEEDSPACE, "\\section{Results used}\\label{app:results}",
+                  "Results marked \\emph{paper} are from Mijoski and Karbevski (2026); results marked \\emph{library} "
+                  "are symabsorb's own lemmas."]
+        lines += self.references(node.cited())
+        graph = graph_tikz(node)
+        if graph:  # heading, legend and picture on one page
+            lines += ["\\clearpage", "\\section{Lemma graph}\\label{app:graph}",
+                      "The part of the result library these queries used. Border: blue = paper, purple (dashed) = "
+                      "library; fill: green = applied, pale green = also applicable, red = a hypothesis failed, "
+                      "yellow = a hypothesis undecided, blue = cited, white = not tried. An arrow goes from a result "
+                      "to one that uses it.", "", *graph]
         return lines
 
     @render.register
@@ -322,10 +347,15 @@ class LatexRenderer:
             lines += self.step(step)
         lines.append("\\end{enumerate}")
         others = [c for c in d.candidates if c.state is not NodeState.APPLIED]
-        if others:
-            lines += ["Other candidate results:", "\\begin{itemize}"]
-            lines += [f"\\item {self.cite(c.id)}: {escape_text(c.state.value)} --- {self.text(c.reason)}" for c in others]
+        kept = [c for c in others if c.state is not NodeState.FAILED]
+        failed = [c for c in others if c.state is NodeState.FAILED]
+        if kept:
+            lines += [_NEEDSPACE, "Other candidate results:", "\\begin{itemize}"]
+            lines += [f"\\item {self.cite(c.id)}: {escape_text(c.state.value)} --- {self.text(c.reason)}" for c in kept]
             lines.append("\\end{itemize}")
+        if failed:  # said once, in one paragraph: a page of "hypothesis failed" items helps no reader
+            lines += ["{\\small\\noindent A hypothesis fails for " + "; ".join(
+                f"{self.cite(c.id)}: {self.text(c.reason.removeprefix('fails: '))}" for c in failed) + ".\\par}", ""]
         return lines
 
     def step(self, step: DerivationStep) -> list[str]:

@@ -14,7 +14,7 @@ from ..theory.library import Library
 from .common import SOURCE_COLORS, STATE_COLORS, VERDICT_TEXT, facts_rows, has_index_set, node_id, text_pieces, used_graph
 from .escape import markdown_code, markdown_fence, markdown_math, markdown_text, mermaid_text
 from .model import QueryAnswer, Report
-from .plainmath import tidy
+from .plainmath import prose, tidy
 
 __all__ = ["MarkdownRenderer", "mermaid", "render_derivation_markdown", "render_markdown"]
 
@@ -134,7 +134,7 @@ class MarkdownRenderer:
         return [head] + ["  " + self.fact_step(s) for s in ev.steps]
 
     def fact_step(self, s: Step) -> str:
-        return f"- {self.cite(s.text)}" + (f": {_math(tidy(s.claim))}" if s.claim is not None else "")
+        return f"- {self.cite(prose(s.text))}" + (f": {_math(tidy(s.claim))}" if s.claim is not None else "")
 
     @render.register
     def _(self, node: ActivationFacts) -> list[str]:

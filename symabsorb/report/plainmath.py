@@ -13,7 +13,7 @@ from typing import Any
 
 import sympy as sp
 
-__all__ = ["plain_expr", "plain_math", "tidy"]
+__all__ = ["plain_expr", "plain_math", "prose", "tidy"]
 
 _TOKEN = re.compile(r"\\[A-Za-z]+|\\.|\\$|[{}^_&$~]|[^\\{}^_&$~]+")
 
@@ -363,6 +363,11 @@ def tidy(expr: Any) -> Any:
         return expr.replace(pair, merge)
     except (TypeError, ValueError, AttributeError):  # pragma: no cover - SymPy corner cases
         return expr
+
+
+def prose(text: str) -> str:
+    """A fact step's plain text with SymPy's ``**`` written ``^`` (``σ(z) = z^2``), as the spec writes it."""
+    return text.replace("**", "^")
 
 
 def plain_expr(expr: Any) -> str:

@@ -20,7 +20,7 @@ from ..theory.library import Library
 from .common import VERDICT_TEXT, facts_rows, has_index_set, text_pieces
 from .escape import terminal_text
 from .model import QueryAnswer, Report
-from .plainmath import plain_expr, plain_math
+from .plainmath import plain_expr, plain_math, prose
 
 if TYPE_CHECKING:
     from ..explore.atlas import Atlas
@@ -45,7 +45,7 @@ def _line(text: str, library: Library) -> str:
         elif kind == "math":
             out.append(plain_math(value))
         else:
-            out.append(value)
+            out.append(prose(value))
     return "".join(out)
 
 
@@ -172,7 +172,7 @@ def _evidence_lines(step: DerivationStep) -> list[str]:
     out = []
     for label, ev in step.evidence:
         out.append(f"   - {label}: {ev.status.value} ({ev.decided_by.value})" + (f" — {ev.reason}" if ev.reason else ""))
-        out += [f"      · {s.text}" + (f": {plain_expr(s.claim)}" if s.claim is not None else "") for s in ev.steps]
+        out += [f"      · {prose(s.text)}" + (f": {plain_expr(s.claim)}" if s.claim is not None else "") for s in ev.steps]
     return out
 
 
@@ -364,7 +364,7 @@ def facts_table(f: ActivationFacts, name: str, steps: bool) -> str:
                 out.append(f"      reason: {ev.reason}")
             for s in ev.steps if steps else ():
                 claim = f": {plain_expr(s.claim)}" if s.claim is not None else ""
-                out.append(f"      - {s.text}{claim}")
+                out.append(f"      - {prose(s.text)}{claim}")
     return "\n".join(out) + "\n"
 
 
