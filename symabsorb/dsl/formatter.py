@@ -192,6 +192,22 @@ def _block_fields(node: s.BlockDef) -> list[tuple[str, str]]:
                 lines.append((label, f"{label}: {_quote(value)}"))
         if w.transpose:
             lines.append(("transpose", "transpose: true"))
+        for label, value in (("up_bias", w.up_bias_key), ("down_bias", w.down_bias_key),
+                             ("gate_bias", w.gate_bias_key), ("ln_gamma", w.gamma_key)):
+            if value is not None:
+                lines.append((label, f"{label}: {_quote(value)}"))
+    if node.bias is not None:
+        lines.append(("bias", f"bias: {'true' if node.bias else 'false'}"))
+    for label, vector in (("b_up", node.b_up), ("b_down", node.b_down), ("b_gate", node.b_gate),
+                          ("ln_gamma", node.ln_gamma)):
+        if vector is not None:
+            lines.append((label, f"{label}: [{', '.join(format_expr(e) for e in vector)}]"))
+    if node.absorber_bias is not None:
+        lines.append(("absorber_bias", f"absorber_bias: {'true' if node.absorber_bias else 'false'}"))
+    if node.norm is not None:
+        lines.append(("norm", f"norm: {node.norm}"))
+    if node.eps is not None:
+        lines.append(("eps", f"eps: {format_expr(node.eps)}"))
     return lines
 
 

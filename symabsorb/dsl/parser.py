@@ -20,7 +20,8 @@ from .errors import Span, SpecError, SpecLimitError, SpecSyntaxError, SpecSyntax
 __all__ = ["FIELD_NAMES", "KEYWORDS", "get_parser", "grammar_text", "parse_expression", "parse_text"]
 
 FIELD_NAMES = ("activation", "dim", "width", "skip", "W_up", "W_down", "W_gate", "weights",
-               "prefix", "up", "down", "gate", "transpose")
+               "prefix", "up", "down", "gate", "transpose", "bias", "b_up", "b_down", "b_gate", "absorber_bias",
+               "norm", "eps", "ln_gamma", "up_bias", "down_bias", "gate_bias")
 STATEMENT_KEYWORDS = ("import", "activation", "gated", "block", "stack", "absorb", "classify",
                       "series", "parity", "facts", "space")
 SPACE_FIELDS = ("primitives", "constants", "operators", "size", "family", "range", "grid")
@@ -33,6 +34,7 @@ _TERMINAL_WORDS = {
     "LPAR": "`(`", "RPAR": "`)`", "LSQB": "`[`", "RSQB": "`]`", "LBRACE": "`{`", "RBRACE": "`}`",
     "COMMA": "`,`", "SEMI": "`;`", "COLON": "`:`", "EQUAL": "`=`", "PLUS": "`+`", "MINUS": "`-`",
     "STAR": "`*`", "SLASH": "`/`", "$END": "the end of the file",
+    "NORM_KIND": "`pre-ln`, `post-ln`, `pre-rms` or `post-rms`", "norm_kind": "`pre-ln`, `post-ln`, `pre-rms` or `post-rms`",
 }
 _EXPR_START = {"NAME", "INT", "DECIMAL", "LPAR", "MINUS", "PLUS", "IF"}
 
@@ -594,6 +596,45 @@ class _ToSyntax(Transformer[Token, Any]):
     def field_transpose(self, c: list[Any]) -> tuple[str, Any, Span | None]:
         return self._field("transpose", c, str(c[2]) == "true")
 
+    def field_bias(self, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("bias", c, str(c[2]) == "true")
+
+    def field_b_up(self, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("b_up", c, c[2])
+
+    def field_b_down(self, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("b_down", c, c[2])
+
+    def field_b_gate(self, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("b_gate", c, c[2])
+
+    def field_absorber_bias(self, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("absorber_bias", c, str(c[2]) == "true")
+
+    def norm_kind(self, c: list[Any]) -> str:
+        return str(c[0])
+
+    def field_norm(self, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("norm", c, c[2])
+
+    def field_eps(self, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("eps", c, c[2])
+
+    def field_ln_gamma(self, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("ln_gamma", c, c[2])
+
+    def field_ln_gamma_key(self, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("ln_gamma", c, _string(c[2]))
+
+    def field_up_bias(self, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("up_bias", c, _string(c[2]))
+
+    def field_down_bias(self, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("down_bias", c, _string(c[2]))
+
+    def field_gate_bias(self, c: list[Any]) -> tuple[str, Any, Span | None]:
+        return self._field("gate_bias", c, _string(c[2]))
+
     def block_def(self, c: list[Any]) -> s.BlockDef:
         name = str(c[1])
         fields = [x for x in c[3:] if isinstance(x, tuple)]
@@ -608,7 +649,11 @@ class _ToSyntax(Transformer[Token, Any]):
             seen[key] = span
         values = {key: value for key, value, _ in fields}
         spans = tuple((key, span) for key, _, span in fields)
-        weight_keys = ("weights", "prefix", "up", "down", "gate", "transpose")
+        weight_keys: tuple[str, ...] = ("weights", "prefix", "up", "down", "gate", "transpose", "up_bias", "down_bias",
+                                        "gate_bias")
+        gamma = values.get("ln_gamma")
+        if isinstance(gamma, str) and "weights" not in values:
+            weight_keys = (*weight_keys, "ln_gamma")
         weights = None
         if any(k in values for k in weight_keys):
             if "weights" not in values:
@@ -619,10 +664,15 @@ class _ToSyntax(Transformer[Token, Any]):
                     'add `weights: "model.safetensors"`, or remove the field')
             weights = s.WeightsDecl(values["weights"], values.get("prefix"), values.get("up"),
                                     values.get("down"), values.get("gate"),
-                                    bool(values.get("transpose", False)), seen["weights"])
+                                    bool(values.get("transpose", False)), seen["weights"],
+                                    values.get("up_bias"), values.get("down_bias"), values.get("gate_bias"),
+                                    gamma if isinstance(gamma, str) else None)
         return s.BlockDef(name, values.get("activation"), values.get("dim"), values.get("width"),
                           values.get("skip"), values.get("W_up"), values.get("W_down"),
-                          values.get("W_gate"), weights, self.sp(c), spans)
+                          values.get("W_gate"), weights, self.sp(c), values.get("bias"), values.get("b_up"),
+                          values.get("b_down"), values.get("b_gate"), values.get("absorber_bias"),
+                          values.get("norm"), values.get("eps"),
+                          gamma if isinstance(gamma, tuple) else None, spans)
 
     def stack_power(self, c: list[Any]) -> s.StackDef:
         return s.StackDef(str(c[1]), (str(c[3]),), c[5], (_tspan(self.file, c[3]),), self.sp(c))

@@ -243,6 +243,11 @@ class WeightsDecl:
     gate_key: str | None = None
     transpose: bool = False
     span: Span | None = _span()
+    # bias tensors (``up_bias:``, ``down_bias:``, ``gate_bias:``) and the LayerNorm scale (``ln_gamma: "NAME"``)
+    up_bias_key: str | None = None
+    down_bias_key: str | None = None
+    gate_bias_key: str | None = None
+    gamma_key: str | None = None
 
 
 @dataclass(frozen=True)
@@ -257,6 +262,14 @@ class BlockDef:
     w_gate: Matrix | None = None
     weights: WeightsDecl | None = None
     span: Span | None = _span()
+    bias: bool | None = None  # `bias: true|false` (symbolic blocks: arbitrary biases)
+    b_up: tuple[Expr, ...] | None = None  # inline hidden biases (length width)
+    b_down: tuple[Expr, ...] | None = None  # inline output bias (length dim)
+    b_gate: tuple[Expr, ...] | None = None  # inline gate biases (gated units)
+    absorber_bias: bool | None = None  # may the residual-free block carry biases (None: what the block has)
+    norm: str | None = None  # none | pre-ln | post-ln | pre-rms | post-rms
+    eps: Expr | None = None
+    ln_gamma: tuple[Expr, ...] | None = None  # inline LayerNorm/RMSNorm scales (length dim)
     field_spans: tuple[tuple[str, Span | None], ...] = field(default=(), compare=False, repr=False)
 
     def span_of(self, name: str) -> Span | None:

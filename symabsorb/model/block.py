@@ -11,7 +11,10 @@ from ..dsl.syntax import WeightsDecl
 from .activation import Activation, AnyActivation, GatedActivation
 from .space import Space
 
-__all__ = ["L_DEPTH", "M_WIDTH", "Block", "D", "ResolvedSpec", "Skip", "SpecQuery", "Stack"]
+__all__ = ["L_DEPTH", "M_WIDTH", "NORMS", "Block", "D", "Question", "ResolvedSpec", "Skip", "SpecQuery", "Stack"]
+
+#: Where a block's normalisation sits (``norm:``): none, LayerNorm or RMSNorm before the block or after the sum.
+NORMS = ("none", "pre-ln", "post-ln", "pre-rms", "post-rms")
 
 #: Default symbols for a block's dimension, width and a stack's depth.
 D = sp.Symbol("d", integer=True, positive=True)
@@ -24,7 +27,8 @@ class Skip:
     """The skip ``x ↦ M x``.
 
     ``kind`` is ``identity`` (M = I), ``none`` (M = 0), ``scaled`` (M = factor·I), ``matrix``
-    (M given), or ``hyper`` (Hyper-Connections: M = mix ⊗ I_d on ``n`` streams).
+    (M given), ``hyper`` (Hyper-Connections: M = mix ⊗ I_d on ``n`` streams), or ``centered``
+    (M = factor·P with P = I − 11ᵀ/n on ``n`` coordinates: the skip a post-LN question reduces to).
     """
 
     kind: str
@@ -42,6 +46,8 @@ class Skip:
             return f"scaled skip M = {sp.sstr(self.factor)}·I"
         if self.kind == "matrix":
             return f"matrix skip M = {_mat(self.matrix)}"
+        if self.kind == "centered":
+            return f"centred skip M = {sp.sstr(self.factor)}·(I - 11ᵀ/{self.n})"
         return f"Hyper-Connection skip M = A ⊗ I_d with n = {self.n}, A = {_mat(self.matrix)}"
 
 
@@ -49,6 +55,39 @@ def _mat(m: sp.ImmutableMatrix | None) -> str:
     if m is None:
         return "?"
     return "[" + ", ".join("[" + ", ".join(sp.sstr(x) for x in m.row(i)) + "]" for i in range(m.rows)) + "]"
+
+
+@dataclass(frozen=True)
+class Question:
+    """The question a block asks: does the block carry biases, may the residual-free block carry
+    them, and where the normalisation sits (``none``: the bare residual sum)."""
+
+    block_biases: bool = False
+    absorber_biases: bool = False
+    norm: str = "none"
+
+    @property
+    def bias_label(self) -> str:
+        """``none`` (the paper's setting), ``block``, ``absorber`` or ``both``."""
+        return {(False, False): "none", (True, False): "block", (False, True): "absorber",
+                (True, True): "both"}[(self.block_biases, self.absorber_biases)]
+
+    @property
+    def bare(self) -> bool:
+        return not self.block_biases and not self.absorber_biases and self.norm == "none"
+
+    def describe(self) -> str:
+        block = "the block has biases" if self.block_biases else "the block has no biases"
+        absorber = "the residual-free block may carry biases" if self.absorber_biases else \
+            "the residual-free block has none"
+        norm = {"none": "no normalisation",
+                "pre-ln": "LayerNorm before the block ($x + B(\\mathrm{LN}(x))$ against $B'(\\mathrm{LN}(x))$)",
+                "post-ln": "LayerNorm after the residual sum ($\\mathrm{LN}(x + B(x))$ against "
+                           "$\\mathrm{LN}(B'(x))$)",
+                "pre-rms": "RMSNorm before the block ($x + B(\\mathrm{RMS}(x))$ against $B'(\\mathrm{RMS}(x))$)",
+                "post-rms": "RMSNorm after the residual sum ($\\mathrm{RMS}(x + B(x))$ against "
+                            "$\\mathrm{RMS}(B'(x))$)"}[self.norm]
+        return f"{block}, {absorber}; {norm}"
 
 
 @dataclass(frozen=True)
@@ -65,6 +104,29 @@ class Block:
     w_gate: sp.ImmutableMatrix | None = None
     weights: WeightsDecl | None = None
     span: Span | None = field(default=None, compare=False, repr=False)
+    bias: bool = False  # arbitrary (symbolic) hidden and output biases, or nonzero biases read from a file
+    b_up: sp.ImmutableMatrix | None = None  # width x 1: hidden biases (up rows of a gated unit)
+    b_down: sp.ImmutableMatrix | None = None  # dim x 1: output bias
+    b_gate: sp.ImmutableMatrix | None = None  # width x 1: gate biases
+    absorber_bias: bool | None = None  # None: the residual-free block has the biases the block has
+    norm: str = "none"
+    eps: sp.Expr | None = None  # the normalisation's epsilon (None: not given)
+    ln_gamma: sp.ImmutableMatrix | None = None  # dim x 1: the normalisation's scales (None: not given)
+
+    @property
+    def declares_biases(self) -> bool:
+        """Biases are part of the block's description (``bias: true``, inline or file biases)."""
+        w = self.weights
+        return self.bias or any(b is not None for b in (self.b_up, self.b_down, self.b_gate)) or (
+            w is not None and any(k is not None for k in (w.up_bias_key, w.down_bias_key, w.gate_bias_key)))
+
+    @property
+    def question(self) -> Question:
+        """What is asked: the block's biases (exact zeros are no biases), the absorber's, the norm."""
+        inline = any(b is not None and any(x != 0 for x in b) for b in (self.b_up, self.b_down, self.b_gate))
+        has = self.bias or inline
+        absorber = self.declares_biases if self.absorber_bias is None else self.absorber_bias
+        return Question(has, absorber, self.norm)
 
     @property
     def gated(self) -> bool:

@@ -10,6 +10,7 @@ import functools
 from collections.abc import Iterable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import sympy as sp
 
@@ -21,7 +22,7 @@ from ..dsl.loader import load_modules
 from ..dsl.parser import parse_act_ref, parse_expression, parse_text
 from ..paths import confine, note_checked
 from .activation import Activation, AnyActivation, Domain, GatedActivation, Parameter, ParameterSymbol
-from .block import L_DEPTH, M_WIDTH, Block, D, ResolvedSpec, Skip, SpecQuery, Stack
+from .block import L_DEPTH, M_WIDTH, NORMS, Block, D, ResolvedSpec, Skip, SpecQuery, Stack
 from .catalog import CATALOG, catalog_source
 from .functions import BUILTIN_FUNCTIONS, CONSTANTS, Z
 from .space import MAX_GRID, MAX_SIZE, OPERATORS, ParameterRange, Space
@@ -711,7 +712,75 @@ def _block(d: s.BlockDef, scope: Scope, spec_dir: Path | None, root: Path | None
             raise SpecValueError(f"block `{d.name}` has both inline weights and a weights file",
                                  d.weights.span, '`weights: "..."`', "one source of weights",
                                  "remove either `weights:` or `W_up:`/`W_down:`")
-    return Block(d.name, act, dim, width, skip, w_up, w_down, w_gate, d.weights, d.span)
+    layer = _layer_fields(d, scope, dim, width, gated, skip)
+    return Block(d.name, act, dim, width, skip, w_up, w_down, w_gate, d.weights, d.span, **layer)
+
+
+def _vector(values: tuple[s.Expr, ...], scope: Scope, what: str, length: int | sp.Expr, hint: str,
+            span: Span | None) -> sp.ImmutableMatrix:
+    """A column vector of exact rationals (``b_up``, ``b_down``, ``ln_gamma``) of the stated length."""
+    if not isinstance(length, int):
+        raise SpecValueError(f"inline {what} needs a numeric size", span, f"size `{length}`", "an integer size",
+                             hint)
+    if len(values) != length:
+        raise SpecShapeError(f"{what} has {len(values)} entr{'y' if len(values) == 1 else 'ies'}", span,
+                             f"{len(values)} entries", f"{length} entries", hint)
+    column = _matrix(s.Matrix(tuple((v,) for v in values), span), scope, what, True)
+    return sp.ImmutableMatrix(column)
+
+
+def _layer_fields(d: s.BlockDef, scope: Scope, dim: int | sp.Expr, width: int | sp.Expr, gated: bool,
+                  skip: Skip) -> dict[str, Any]:
+    """Biases, the absorber's biases and the normalisation: checked for type, shape and consistency."""
+    out: dict[str, Any] = {}
+    for key, length, hint in (("b_up", width, "b_up has one entry per hidden unit (length width)"),
+                              ("b_down", dim, "b_down has one entry per output coordinate (length dim)"),
+                              ("b_gate", width, "b_gate has one entry per gated unit (length width)")):
+        values = getattr(d, key)
+        if values is None:
+            continue
+        if d.bias is False:
+            raise SpecValueError(f"`{key}:` given in block `{d.name}`, which says `bias: false`", d.span_of(key),
+                                 f"`{key}:`", "no biases", f"remove `{key}:` or `bias: false`")
+        if skip.kind == "hyper":
+            raise SpecValueError("biases on a Hyper-Connection block are not supported", d.span_of(key),
+                                 f"`{key}:`", "a block without biases", "remove the bias field")
+        if key == "b_gate" and not gated:
+            raise SpecValueError(f"`b_gate:` given for the ungated block `{d.name}`", d.span_of(key), "`b_gate:`",
+                                 "a gated activation when `b_gate` is given", "remove `b_gate:`")
+        out[key] = _vector(values, scope, f"`{key}`", length, hint, d.span_of(key))
+    if d.bias:
+        out["bias"] = True
+    if d.weights is not None and d.weights.gate_bias_key is not None and not gated:
+        raise SpecValueError(f"`gate_bias:` given for the ungated block `{d.name}`", d.span_of("gate_bias"),
+                             "`gate_bias:`", "a gated activation", "remove `gate_bias:`")
+    if d.absorber_bias is not None:
+        out["absorber_bias"] = d.absorber_bias
+    norm = d.norm or "none"
+    if norm not in NORMS:  # the grammar admits only these; a guard for syntax trees built by hand
+        raise SpecValueError(f"unknown normalisation `{norm}`", d.span_of("norm"), f"`{norm}`",
+                             "one of " + ", ".join(NORMS))
+    if norm != "none" and skip.kind == "hyper":
+        raise SpecValueError("a normalisation on a Hyper-Connection block is not supported", d.span_of("norm"),
+                             f"`norm: {norm}`", "`norm: none`", "remove `norm:`")
+    out["norm"] = norm
+    for key in ("eps", "ln_gamma"):
+        given = getattr(d, key) is not None or (key == "ln_gamma" and d.weights is not None
+                                                and d.weights.gamma_key is not None)
+        if given and norm == "none":
+            raise SpecValueError(f"`{key}:` given in block `{d.name}` without a normalisation", d.span_of(key),
+                                 f"`{key}:`", "a `norm:` field (pre-ln, post-ln, pre-rms or post-rms)",
+                                 "add `norm: post-ln` (or another placement), or remove the field")
+    if d.eps is not None:
+        eps = _ExprBuilder(scope, None, {}).build(d.eps)
+        if not (eps.is_real and eps.is_finite) or eps.is_negative:
+            raise SpecValueError("`eps` must be a real number >= 0", d.eps.span, f"`{format_expr(d.eps)}`",
+                                 "a constant such as 1e-12 (LayerNorm's epsilon)")
+        out["eps"] = eps
+    if d.ln_gamma is not None:
+        out["ln_gamma"] = _vector(d.ln_gamma, scope, "`ln_gamma`", dim,
+                                  "ln_gamma has one scale per coordinate (length dim)", d.span_of("ln_gamma"))
+    return out
 
 
 def _check_width_symbols(width: sp.Expr, dim: int | sp.Expr, d: s.BlockDef) -> None:

@@ -109,6 +109,10 @@ class Witness:
     w_gate: Any = None
     verified: str = ""
     layers: tuple[Witness, ...] = ()
+    # biases of the residual-free block (None: it has none): hidden (width), output (dim), gate (width)
+    b_up: Any = None
+    b_down: Any = None
+    b_gate: Any = None
 
 
 @dataclass(frozen=True)

@@ -153,6 +153,10 @@ def skip_rank(block: Any) -> tuple[int | sp.Expr | None, str]:
         if skip.factor.is_nonzero:
             return dim, "M is a nonzero multiple of I_d"
         return (0, "M = 0") if skip.factor.is_zero else (None, "the scale is undecided")
+    if skip.kind == "centered":  # factor·(I − 11ᵀ/n): rank n − 1
+        if skip.factor.is_nonzero:
+            return dim - 1, "M is a nonzero multiple of I − 11ᵀ/d, of rank d − 1"
+        return (0, "M = 0") if skip.factor.is_zero else (None, "the scale is undecided")
     r = exact_rank(skip.matrix)
     if r is None:
         return None, "the skip has irrational entries"

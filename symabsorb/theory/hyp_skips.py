@@ -41,7 +41,8 @@ def _skip_invertible(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     m = skip_latex(skip)
     how = {"identity": "the identity", "scaled": "a nonzero multiple of the identity",
            "matrix": "nonzero determinant, computed exactly",
-           "hyper": "$A \\otimes I_d$ with $\\det A \\ne 0$, computed exactly"}.get(skip.kind, "")
+           "hyper": "$A \\otimes I_d$ with $\\det A \\ne 0$, computed exactly",
+           "centered": ""}.get(skip.kind, "")
     if inv is True:
         return simple("skip_invertible", HypStatus.PROVED, f"$M = {m}$ is invertible ({how})", bindings={"M": m})
     if inv is False:

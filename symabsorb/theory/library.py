@@ -38,6 +38,10 @@ SOURCES = ("paper", "library")
 SCOPES = ("all weights", "nondegenerate weights", "generic weights", "these weights")
 VERDICTS = ("impossible", "conditional", "absorbable", "not-absorbable", "open", "reduction", "support")
 ROLES = ("decide", "reduction", "support")
+#: ``[setting] biases``: which of block / residual-free block carry biases (``none`` is the paper's setting).
+BIAS_SETTINGS = ("none", "block", "absorber", "both")
+#: ``[setting] norm``: where the normalisation sits.
+NORM_SETTINGS = ("none", "pre-ln", "post-ln", "pre-rms", "post-rms")
 TARGETS = ("block", "stack", "any")
 
 
@@ -83,6 +87,14 @@ class Result:
     conclusion: Conclusion
     proof: tuple[str, ...]
     file: str = field(default="", compare=False)
+    # the setting the result holds in (``[setting]``); a file that says nothing holds for the bare,
+    # bias-free block only, so no result is ever applied outside the setting it was proved in
+    biases: tuple[str, ...] = ("none",)
+    norms: tuple[str, ...] = ("none",)
+
+    def admits(self, biases: str, norm: str) -> bool:
+        """Whether the result holds for a question with these biases and this normalisation."""
+        return biases in self.biases and norm in self.norms
 
 
 @dataclass(frozen=True)
@@ -181,9 +193,18 @@ def _parse_result(file: str, text: str, known_hypotheses: Iterable[str]) -> Resu
     conclusion = Conclusion(c["verdict"], scope, c.get("condition"), c.get("condition_plain"),
                             c.get("sufficient"), c.get("necessary"), c.get("degenerate"), c.get("concrete"))
     proof = tuple(data.get("proof", {}).get("steps", []))
+    setting = data.get("setting", {})
+    chosen: dict[str, tuple[str, ...]] = {}
+    settings: tuple[tuple[str, tuple[str, ...]], ...] = (("biases", BIAS_SETTINGS), ("norm", NORM_SETTINGS))
+    for key, options in settings:
+        values = setting.get(key, ["none"]) if isinstance(setting, dict) else None
+        if not isinstance(values, list) or not values or any(v not in options for v in values):
+            raise _err(file, text, key if isinstance(setting, dict) and key in setting else "setting",
+                       f"[setting] {key} must be a non-empty list", "a list of " + ", ".join(options))
+        chosen[key] = tuple(values)
     return Result(data["id"], data["label"], data["title"], data["kind"], data["source"], data["citation"], role,
                   applies_to, int(data.get("priority", 100)), data["statement"], tuple(data.get("uses", [])),
-                  tuple(hyps), conclusion, proof, file)
+                  tuple(hyps), conclusion, proof, file, chosen["biases"], chosen["norm"])
 
 
 def _check_count(directory: Path, count: int) -> None:

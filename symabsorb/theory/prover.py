@@ -17,7 +17,7 @@ from ..analysis.budget import DEFAULT_BUDGET
 from ..analysis.engine import analyze
 from ..analysis.facts import Evidence
 from ..model.activation import Activation, AnyActivation, GatedActivation
-from ..model.block import M_WIDTH, Block, D, Skip, Stack
+from ..model.block import M_WIDTH, Block, D, Question, Skip, Stack
 from ..model.functions import Z
 from .derivation import (
     CandidateOutcome,
@@ -35,7 +35,7 @@ from .hypotheses import Subject, check
 from .library import Library, Result, default_library
 from .skips import is_identity_like, skip_latex, target_latex, target_plain
 
-__all__ = ["BIAS_FREE", "Attempt", "attempts", "classify", "prove"]
+__all__ = ["BIAS_FREE", "Attempt", "attempts", "classify", "prove", "setting_text"]
 
 BIAS_FREE = "bias-free blocks (the paper's setting)"
 
@@ -65,10 +65,40 @@ class Attempt:
         return out
 
 
+def _questions(subject: Subject) -> list[Question]:
+    return [b.question for b in subject.blocks()]
+
+
+def setting_text(questions: Iterable[Question]) -> str:
+    """The question answered, in words: ``BIAS_FREE`` for the paper's bare setting."""
+    qs = list(dict.fromkeys(questions))
+    if all(q.bare for q in qs):
+        return BIAS_FREE
+    return "; ".join(q.describe() for q in qs)
+
+
+def _setting_check(result: Result, questions: list[Question]) -> HypothesisCheck | None:
+    """A refuted check when ``result`` does not hold in the setting of the question (None: it does)."""
+    for q in questions:
+        if not result.admits(q.bias_label, q.norm):
+            allowed = ", ".join(result.biases)
+            norms = ", ".join(result.norms)
+            return HypothesisCheck("setting", HypStatus.REFUTED, "the result holds in this setting",
+                                   reason=f"proved only for biases in {{{allowed}}}, normalisation in {{{norms}}}; "
+                                   f"this question has biases `{q.bias_label}`, normalisation `{q.norm}`")
+    return None
+
+
 def attempts(subject: Subject, library: Library, stop_at_failure: bool = True) -> list[Attempt]:
-    """Every candidate result for ``subject``, in priority order, with its hypothesis checks."""
+    """Every candidate result for ``subject``, in priority order, with its hypothesis checks. A result
+    is tried only in the setting it holds in (``[setting]`` of its file: biases, normalisation)."""
     out = []
+    questions = _questions(subject)
     for result in library.deciders(subject.kind):
+        outside = _setting_check(result, questions)
+        if outside is not None:
+            out.append(Attempt(result, (outside,)))
+            continue
         checks: list[HypothesisCheck] = []
         for h in result.hypotheses:
             c = check(h.name, subject, dict(h.params))
@@ -148,15 +178,20 @@ def _describe_block(block: Block) -> DerivationStep:
     width = "$m$" if isinstance(block.width, sp.Symbol) and block.width.name == "m" else f"$m = {sp.latex(block.width)}$"
     text = (f"Block `{block.name}`: $R(x) = Mx + {form}$ with {unit}; {dim}, width {width}, "
             f"$M = {skip_latex(block.skip)}$; {weights}.")
+    q = block.question
+    if not q.bare:
+        text += f" The question answered: {q.describe()}."
     return DerivationStep(text, kind="setting")
 
 
 def _describe_stack(stack: Stack) -> DerivationStep:
     names = ", ".join(f"`{b.name}`" for b in stack.blocks)
     rep = "" if stack.repeat == 1 else f" repeated ${sp.latex(stack.repeat)}$ times"
-    return DerivationStep(f"Stack `{stack.name}`: the composition of {names}{rep} (depth $L = {sp.latex(stack.depth)}$); "
-                          "it is compared with compositions of residual-free blocks of the same kinds and widths.",
-                          kind="setting")
+    text = (f"Stack `{stack.name}`: the composition of {names}{rep} (depth $L = {sp.latex(stack.depth)}$); "
+            "it is compared with compositions of residual-free blocks of the same kinds and widths.")
+    if not all(b.question.bare for b in stack.blocks):
+        text += f" The question answered: {setting_text(b.question for b in stack.blocks)}."
+    return DerivationStep(text, kind="setting")
 
 
 def _hyp_step(c: HypothesisCheck, rid: str) -> DerivationStep:
@@ -165,7 +200,7 @@ def _hyp_step(c: HypothesisCheck, rid: str) -> DerivationStep:
 
 
 def _open(query: str, target: str, kind: str, act: AnyActivation | None, outcomes: list[CandidateOutcome],
-          setting: DerivationStep, note: str) -> Derivation:
+          setting: DerivationStep, note: str, question: str = BIAS_FREE) -> Derivation:
     steps = [setting]
     # each candidate and its reason is listed once, with the other candidates: the steps say what kept it open
     failed = sum(1 for o in outcomes if o.state is NodeState.FAILED)
@@ -183,7 +218,7 @@ def _open(query: str, target: str, kind: str, act: AnyActivation | None, outcome
                                 kind="conclusion"))
     return Derivation(query, target, kind, Verdict.OPEN, "all weights", None, None,
                       act.name if act else "", _expr(act), isinstance(act, GatedActivation),
-                      assumptions=(BIAS_FREE,), steps=tuple(steps), candidates=tuple(outcomes), cited=())
+                      assumptions=(question,), steps=tuple(steps), candidates=tuple(outcomes), cited=())
 
 
 def _undefined(target: Block | Stack) -> tuple[str, sp.Expr] | None:
@@ -241,6 +276,8 @@ def prove(target: Block | Stack, query: str = "", library: Library | None = None
         act = target.activation
         kind = "block"
     query = query or f"absorb {target.name}"
+    if isinstance(target, Block) and target.norm in ("post-ln", "post-rms"):
+        return _post_norm(target, query, library, budget, setting, act)
     hole = _undefined(target)
     if hole is not None:
         name, point = hole
@@ -252,8 +289,57 @@ def prove(target: Block | Stack, query: str = "", library: Library | None = None
     chosen = next((a for a in tried if a.holds), None)
     outcomes = _outcomes(tried, chosen)
     if chosen is None:
-        return _open(query, target.name, kind, act, outcomes, setting, "")
+        return _open(query, target.name, kind, act, outcomes, setting, "", setting_text(_questions(subject)))
     return _derive(query, target, kind, act, chosen, outcomes, setting, library)
+
+
+def _post_norm(block: Block, query: str, library: Library, budget: float | None, setting: DerivationStep,
+               act: AnyActivation | None) -> Derivation:
+    """A normalisation after the residual sum: the ``reduction`` result for this placement (its
+    hypotheses checked: ``ε > 0``, every scale nonzero), then the reduced block's own question."""
+    from dataclasses import replace
+
+    from .layers import reduced_block
+
+    q = block.question
+    question = setting_text([q])
+    subject = Subject(block=block, budget=budget)
+    reductions = sorted((r for r in library.results.values() if r.role == "reduction" and block.norm in r.norms
+                         and r.admits(q.bias_label, block.norm)), key=lambda r: (r.priority, r.id))
+    outcomes: list[CandidateOutcome] = []
+    for r in reductions:
+        checks = [check(h.name, subject, dict(h.params)) for h in r.hypotheses]
+        failed = next((c for c in checks if not c.status.holds), None)
+        if failed is not None:
+            state = NodeState.FAILED if failed.status is HypStatus.REFUTED else NodeState.UNDECIDED
+            outcomes.append(CandidateOutcome(r.id, state, f"{'fails' if state is NodeState.FAILED else 'undecided'}: "
+                                             f"{failed.reason or failed.statement}"))
+            continue
+        reduced = reduced_block(block)
+        if isinstance(reduced, str):
+            outcomes.append(CandidateOutcome(r.id, NodeState.UNDECIDED, f"undecided: {reduced}"))
+            continue
+        sub = prove(reduced, query, library, budget)
+        what = ("the skip $PM$ (here $M = " + skip_latex(reduced.skip) + "$), output weights "
+                "$P\\,W_{\\mathrm{down}}$ and output bias $P\\,c$, where $P = I_d - \\tfrac1d\\mathbf{1}\\mathbf{1}^\\top$"
+                if block.norm == "post-ln" else "the same block without the normalisation")
+        steps = [setting, *(_hyp_step(c, r.id) for c in checks),
+                 DerivationStep(f"By [{r.id}], the question is the ordinary one for the block with {what}; it is "
+                                "decided below in the setting of that block.", (r.id,), kind="argument"),
+                 *(replace(s, text="Reduced block: " + s.text) if s.kind == "setting" else s for s in sub.steps)]
+        assumptions = [question, *(c.assumption for c in checks if c.assumption),
+                       *(a for a in sub.assumptions if a != BIAS_FREE and not a.startswith("the block has"))]
+        condition, plain = sub.condition, sub.condition_plain
+        if block.norm == "post-ln" and condition and plain:
+            condition = condition.replace("W_{\\mathrm{down}}[:,S]", "P\\,W_{\\mathrm{down}}[:,S]")
+            plain = plain.replace("W_down[:,S]", "P W_down[:,S]")
+        return replace(sub, query=query, steps=tuple(steps), assumptions=tuple(dict.fromkeys(assumptions)),
+                       condition=condition, condition_plain=plain,
+                       candidates=(CandidateOutcome(r.id, NodeState.APPLIED, "every hypothesis holds"),
+                                   *sub.candidates),
+                       cited=tuple(library.closure([r.id, *sub.cited])))
+    note = "" if reductions else f"No result of the library reduces a `{block.norm}` block."
+    return _open(query, block.name, "block", act, outcomes, setting, note, question)
 
 
 def _derive(query: str, target: Block | Stack, kind: str, act: AnyActivation | None, chosen: Attempt,
@@ -326,7 +412,8 @@ def _derive(query: str, target: Block | Stack, kind: str, act: AnyActivation | N
             "cuts out a proper algebraic set of weights)"
         steps.append(DerivationStep(f"By [cor11]{what}, the condition fails for almost every choice of weights.",
                                     ("cor11",), kind="remark"))
-    assumptions = [BIAS_FREE] + [c.assumption for c in chosen.checks if c.assumption]
+    blocks = target.blocks if isinstance(target, Stack) else (target,)
+    assumptions = [setting_text(b.question for b in blocks)] + [c.assumption for c in chosen.checks if c.assumption]
     for c in chosen.checks:
         if c.status is HypStatus.ASSUMED and not c.assumption:
             assumptions.append(c.statement)

@@ -34,9 +34,17 @@ def _det(m: sp.MatrixBase) -> sp.Expr:
     return sp.simplify(m.det(method="bareiss"))
 
 
+def _centering(n: int) -> sp.ImmutableMatrix:
+    """``P = I − 11ᵀ/n``, the orthogonal projector onto the vectors with zero mean."""
+    return sp.ImmutableMatrix(sp.eye(n) - sp.ones(n, n) / n)
+
+
 def skip_is_zero(skip: Skip) -> bool | None:
     if skip.kind == "none":
         return True
+    if skip.kind == "centered":  # factor·P, and P = 0 exactly when n = 1
+        assert skip.factor is not None
+        return True if skip.n == 1 else skip.factor.is_zero
     if skip.kind == "identity":
         return False
     if skip.kind == "scaled":
@@ -49,7 +57,7 @@ def skip_is_zero(skip: Skip) -> bool | None:
 def skip_invertible(skip: Skip) -> bool | None:
     if skip.kind == "identity":
         return True
-    if skip.kind == "none":
+    if skip.kind in ("none", "centered"):  # P·1 = 0
         return False
     if skip.kind == "scaled":
         assert skip.factor is not None
@@ -77,6 +85,8 @@ def skip_matrix(block: Block) -> sp.ImmutableMatrix | None:
         return sp.ImmutableMatrix(sp.zeros(dim, dim))
     if skip.kind == "scaled":
         return sp.ImmutableMatrix(skip.factor * sp.eye(dim))
+    if skip.kind == "centered":
+        return sp.ImmutableMatrix(skip.factor * _centering(dim))
     assert skip.matrix is not None
     return sp.ImmutableMatrix(sp.kronecker_product(skip.matrix, sp.eye(dim)))
 
@@ -96,7 +106,20 @@ def skip_latex(skip: Skip) -> str:
         return f"{sp.latex(skip.factor)}\\, I_d"
     if skip.kind == "matrix":
         return sp.latex(skip.matrix)
+    if skip.kind == "centered":
+        return _centered_latex(skip.factor)
     return f"{sp.latex(skip.matrix)} \\otimes I_d"
+
+
+_P_LATEX = "(I_d - \\tfrac{1}{d}\\mathbf{1}\\mathbf{1}^\\top)"
+
+
+def _centered_latex(factor: sp.Expr | None) -> str:
+    if factor == 1:
+        return _P_LATEX
+    if factor == -1:
+        return "-" + _P_LATEX
+    return f"{sp.latex(factor)}\\,{_P_LATEX}"
 
 
 def target_matrix(block: Block, c: sp.Expr) -> sp.ImmutableMatrix | None:
@@ -121,6 +144,8 @@ def target_latex(skip: Skip, c: sp.Expr) -> str:
             return "I_d"
         return f"{sp.latex(factor)}\\, I_d"
     factor = sp.simplify(-1 / (2 * c))
+    if skip.kind == "centered":
+        return _centered_latex(sp.simplify(factor * skip.factor))
     if skip.kind == "matrix":
         assert skip.matrix is not None
         return sp.latex(sp.ImmutableMatrix(skip.matrix * factor))
@@ -137,6 +162,10 @@ def target_plain(skip: Skip, c: sp.Expr) -> str:
             return "I_d"
         return f"-{sp.sstr(-factor)}*I_d" if factor.is_negative else f"{sp.sstr(factor)}*I_d"
     factor = sp.simplify(-1 / (2 * c))
+    if skip.kind == "centered":
+        scale = sp.simplify(factor * skip.factor)
+        p = "(I_d - 11ᵀ/d)"
+        return p if scale == 1 else f"-{p}" if scale == -1 else f"{sp.sstr(scale)}*{p}"
     assert skip.matrix is not None
     mat = skip.matrix * factor
     text = "[" + ", ".join("[" + ", ".join(sp.sstr(x) for x in mat.row(i)) + "]" for i in range(mat.rows)) + "]"

@@ -35,6 +35,14 @@ def decide_block(block: Block, derivation: Derivation) -> tuple[Derivation, Sear
         return derivation, None
     from .filedecide import INDEX_SET_RESULTS
 
+    if block.norm != "none":  # the question of a post-norm block is its reduced block's (Lemma PN, post-RMSNorm)
+        from ..theory.layers import reduced_block
+
+        reduced = reduced_block(block)
+        if isinstance(reduced, str):
+            return derivation, None
+        block = reduced
+
     c = derivation.condition_constant
     m_skip = skip_matrix(block)
     if c is None or m_skip is None or derivation.decided_by not in INDEX_SET_RESULTS:
@@ -64,7 +72,16 @@ def decide_block(block: Block, derivation: Derivation) -> tuple[Derivation, Sear
         flipped = sp.Matrix(block.w_down[:, list(s)]) * sp.Matrix(block.w_up[list(s), :])
         exact = sp.simplify(-2 * c * flipped - m_skip) == sp.zeros(*m_skip.shape)
         witness = Witness(s, w_up, w_down, w_gate)
-        error = max_relative_error(block, witness, points=200)
+        if block.b_up is not None or block.b_down is not None or block.b_gate is not None:
+            from .layers import biased_flip, exact_max_error
+
+            if block.gated:  # no result decides a biased gated block; never build a bias-free witness for one
+                return derivation, None
+            w_up, w_down, b_up, b_down = biased_flip(block, s, c)
+            witness = Witness(s, w_up, w_down, None, b_up=b_up, b_down=b_down)
+            error = exact_max_error(block, w_up, w_down, b_up, b_down, points=200)
+        else:
+            error = max_relative_error(block, witness, points=200)
         if not error <= WITNESS_TOLERANCE:
             from .filedecide import WitnessCheckError
 
@@ -73,6 +90,12 @@ def decide_block(block: Block, derivation: Derivation) -> tuple[Derivation, Sear
                                     "the index-set condition holds exactly; no verdict is given. Please report this.")
         how = "the rows $S$ of $W_{\\mathrm{gate}}$ and the columns $S$ of $W_{\\mathrm{down}}$" if block.gated \
             else "the rows $S$ of $W_{\\mathrm{up}}$"
+        if witness.b_up is not None:
+            how += (" and the hidden biases $b_S$, with output bias $b_{\\mathrm{down}} + 2c\\,W_{\\mathrm{down}}[:,S]\\,b_S$"
+                    f" $= {sp.latex(sp.ImmutableMatrix(witness.b_down).T)}^\\top$")
+        if block.skip.kind == "centered":
+            how += (" (weights of the reduced block: output weights $P\\,W_{\\mathrm{down}}$; LN depends on its "
+                    "input only through $P$, so these absorb the post-LN layer)")
         verified = (f"exact: with $c = {sp.latex(c)}$, $-2c\\,W_{{\\mathrm{{down}}}}[:,S]W_{{\\mathrm{{up}}}}[S,:] = M$ "
                     "holds in rational arithmetic "
                     f"and, with the proved identity of [{rid}], gives $B' = R$ identically; numeric: max relative error "

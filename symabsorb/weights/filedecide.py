@@ -24,7 +24,7 @@ __all__ = ["FileDecision", "WitnessCheckError", "decide_file_block", "float_max_
 
 NEEDS_NONDEGENERATE = ("thm8", "thm10")
 #: Results whose condition is exactly "some S has W_down[:,S] W_up[S,:] = -M/(2c)" (flip witness).
-INDEX_SET_RESULTS = ("thm8", "thm10", "L-odd-linear", "L-gate-flip", "R-linear-odd")
+INDEX_SET_RESULTS = ("thm8", "thm10", "L-odd-linear", "L-gate-flip", "R-linear-odd", "R-aff-1", "L-odd-linear-bias")
 #: A witness whose float64 check exceeds this is a bug (the condition was checked exactly).
 WITNESS_TOLERANCE = 1e-6
 

@@ -1,0 +1,99 @@
+"""Hypotheses of real layers (MATH.md Part II): the tropical slopes of σ (Lemma T), the
+normalisation's ``ε`` and scales (Lemma PN, post-RMSNorm), local boundedness in every block of a
+stack (Lemma N at depth). Exact steps only; a value the spec does not give is a stated assumption."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sympy as sp
+
+from ..analysis.identity import exact_sign
+from .checks import Subject, registrar, simple
+from .derivation import HypothesisCheck, HypStatus
+from .hyp_activation import CHECKERS as ACTIVATION
+from .hyp_stacks import _each
+
+__all__ = ["CHECKERS"]
+
+CHECKERS, hypothesis = registrar()
+
+
+@hypothesis("tropical_slopes")
+def _tropical_slopes(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    """``σ(s) = α_± s + o(|s|)`` at ``±∞`` with exact ``α₊ ≠ α₋`` (so ``σ_∞ = α₊ s₊ + α₋ s₋`` is not a polynomial)."""
+    from ..analysis.tropical import slope_at_infinity
+
+    block = s.the_block
+    statement = ("$\\sigma(s) = \\alpha_\\pm s + o(|s|)$ as $s \\to \\pm\\infty$ with $\\alpha_+ \\ne \\alpha_-$ "
+                 "(the tropical limit $\\sigma_\\infty(s) = \\alpha_+\\max(s,0) + \\alpha_-\\min(s,0)$ is not linear)")
+    if block.gated:
+        return simple("tropical_slopes", HypStatus.REFUTED, statement, "the block is gated")
+    act = block.ungated_activation
+    assert act is not None
+    plus, minus = slope_at_infinity(act.expr, 1), slope_at_infinity(act.expr, -1)
+    if plus.value is None or minus.value is None:
+        why = plus.how if plus.value is None else minus.how
+        return simple("tropical_slopes", HypStatus.UNKNOWN, statement, why)
+    text = (f"$\\alpha_+ = {sp.latex(plus.value)}$, $\\alpha_- = {sp.latex(minus.value)}$ ({plus.how}; "
+            f"{minus.how})")
+    if plus.value == minus.value:
+        return simple("tropical_slopes", HypStatus.REFUTED, statement,
+                      f"both slopes are {plus.value}: the tropical limit is linear")
+    return simple("tropical_slopes", HypStatus.PROVED, statement.split(" (")[0] + f": {text}",
+                  bindings={"alpha_plus": plus.value, "alpha_minus": minus.value})
+
+
+def _norm_name(block: Any) -> str:
+    return "LayerNorm" if block.norm.endswith("-ln") else "RMSNorm"
+
+
+@hypothesis("norm_eps_positive")
+def _norm_eps_positive(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    block = s.the_block
+    statement = f"the {_norm_name(block)} epsilon is positive, $\\varepsilon > 0$"
+    if block.eps is None:
+        return simple("norm_eps_positive", HypStatus.ASSUMED, statement,
+                      assumption=f"{_norm_name(block)} with ε > 0 (no `eps:` given)")
+    sign = exact_sign(block.eps)
+    if sign == 1:
+        return simple("norm_eps_positive", HypStatus.PROVED,
+                      f"$\\varepsilon = {sp.latex(block.eps)} > 0$ (exact)")
+    if sign in (0, -1):
+        return simple("norm_eps_positive", HypStatus.REFUTED, statement,
+                      f"ε = {sp.sstr(block.eps)}: with ε = 0 the normalisation is also invariant under positive "
+                      "scaling, and the reduction does not hold")
+    return simple("norm_eps_positive", HypStatus.UNKNOWN, statement, "the sign of ε is not decided exactly")
+
+
+@hypothesis("norm_scales_nonzero")
+def _norm_scales_nonzero(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    block = s.the_block
+    statement = f"every {_norm_name(block)} scale is nonzero, $\\gamma_k \\ne 0$"
+    gamma = block.ln_gamma
+    if gamma is None:
+        return simple("norm_scales_nonzero", HypStatus.ASSUMED, statement,
+                      assumption=f"every {_norm_name(block)} scale γ_k ≠ 0 (no `ln_gamma:` given)")
+    undecided = False
+    for k, g in enumerate(gamma):
+        sign = exact_sign(g)
+        if sign == 0:
+            return simple("norm_scales_nonzero", HypStatus.REFUTED, statement,
+                          f"γ_{k} = 0 exactly: coordinate {k} of the output is the constant β_{k}, and the "
+                          "reduction is not proved for it")
+        if sign is None:
+            undecided = True
+    if undecided:
+        return simple("norm_scales_nonzero", HypStatus.UNKNOWN, statement, "a scale is not decided exactly")
+    smallest = min(abs(g) for g in gamma)
+    return simple("norm_scales_nonzero", HypStatus.PROVED,
+                  f"all {len(gamma)} scales $\\gamma_k$ are nonzero, compared exactly with 0 (smallest "
+                  f"$|\\gamma_k| \\approx {float(smallest):.3g}$)")
+
+
+@hypothesis("each_locally_bounded")
+def _each_locally_bounded(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    def one(sub: Subject) -> list[HypothesisCheck]:
+        return [ACTIVATION["locally_bounded"](sub, {})]
+
+    return _each("each_locally_bounded", s, "the activation (or gate) of every block is locally bounded", one)
