@@ -25,7 +25,7 @@ import base64
 import hashlib
 import math
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -96,6 +96,9 @@ class Certificate:
     proof: str = ""
     weights: dict[str, Any] = field(default_factory=dict)  # file, sha256, keys, transpose (filled by the caller)
     nondegenerate: dict[str, Any] | None = None
+    # "centering" (a post-LN layer, Lemma PN): the claim is about P·W_down[:,S] W_up[S,:] = P·T with
+    # P = I − 11ᵀ/d; a separating Y then has zero column sums (Y = PY), and nondegeneracy asks P·a_j ≠ 0
+    projector: str | None = None
 
     @property
     def found(self) -> bool:
@@ -221,7 +224,9 @@ def _evaluate(w_up: Any, w_down: Any, target: Target, y_limbs: list[tuple[int, A
     return _Evaluation(inner, y, pos, neg)
 
 
-def _index_set_holds(w_up: Any, w_down: Any, target: Target, s: tuple[int, ...]) -> bool:
+def _index_set_holds(w_up: Any, w_down: Any, target: Target, s: tuple[int, ...], projector: str | None = None) -> bool:
+    if projector == "centering":
+        return _centered_holds(w_up, w_down, target, s)
     x, e = exact_product(w_down, w_up, s)
     scale = Fraction(2) ** e
     want = {(i, k): v for i, k, v in target.entries}
@@ -229,6 +234,43 @@ def _index_set_holds(w_up: Any, w_down: Any, target: Target, s: tuple[int, ...])
     if any((int(i), int(k)) not in want for i, k in nonzero):
         return False
     return all(int(x[i, k]) * scale == v for (i, k), v in want.items())
+
+
+def _centered_holds(w_up: Any, w_down: Any, target: Target, s: tuple[int, ...]) -> bool:
+    """``P(W_down[:,S] W_up[S,:] − T) = 0``: every column of ``W_S − T`` is a constant vector, exactly."""
+    np = _np()
+    x, e = exact_product(w_down, w_up, s)
+    d = target.size
+    if d < 2:
+        return True
+    scale = Fraction(2) ** e
+    by_col: dict[int, dict[int, Fraction]] = {}
+    for i, k, v in target.entries:
+        by_col.setdefault(k, {})[i] = v
+    for k in range(x.shape[1]):
+        tcol = by_col.get(k, {})
+        free = [i for i in range(min(d, len(tcol) + 1)) if i not in tcol]
+        if free:
+            r = free[0]
+            base = x[r, k] * scale
+            plain = np.ones(d, dtype=bool)
+            plain[list(tcol)] = False
+            if not bool((x[plain, k] == x[r, k]).all()):
+                return False
+            if any(x[i, k] * scale - v != base for i, v in tcol.items()):
+                return False
+        else:
+            values = {x[i, k] * scale - tcol[i] for i in range(d)}
+            if len(values) != 1:
+                return False
+    return True
+
+
+def _centered_limb(limb: Any) -> Any:
+    """The integer limb with its column sums made exactly zero (the last row takes the difference)."""
+    out = limb.copy()
+    out[-1, :] -= out.sum(axis=0)
+    return out
 
 
 def _safe_float(q: Fraction) -> float:
@@ -254,8 +296,10 @@ def _frac_str(q: Fraction | None) -> str | None:
 # ---- nondegeneracy, exactly -----------------------------------------------------------------------
 
 
-def exact_nondegeneracy(w_up: Any, w_down: Any) -> dict[str, Any]:
+def exact_nondegeneracy(w_up: Any, w_down: Any, projector: str | None = None) -> dict[str, Any]:
     """Rows of W_up nonzero and pairwise non-collinear, columns of W_down nonzero: decided exactly.
+    With ``projector="centering"`` (post-LN) the columns must be nonzero after centring: ``P a_j ≠ 0``,
+    i.e. no column of W_down is a constant vector (floats compared exactly).
 
     Collinearity is equality of primitive integer vectors (rows scaled to integers exactly, divided
     by their gcd, sign fixed): no rounding, no overflow whatever the size of the entries.
@@ -267,41 +311,53 @@ def exact_nondegeneracy(w_up: Any, w_down: Any) -> dict[str, Any]:
     zero_cols = np.flatnonzero(~(w_down != 0).any(axis=0))
     if len(zero_cols):
         return {"holds": False, "reason": f"column {int(zero_cols[0])} of W_down is zero (exact)", "pair": None}
+    if projector == "centering":
+        constant = np.flatnonzero((w_down == w_down[:1, :]).all(axis=0))
+        if len(constant):
+            return {"holds": False, "reason": f"column {int(constant[0])} of W_down is a constant vector, so "
+                    "P·W_down[:,j] = 0 (exact)", "pair": None}
     seen: dict[Any, int] = {}
     for j, key in enumerate(primitive_row_keys(w_up)):
         if key in seen:
             return {"holds": False, "reason": f"rows {seen[key]} and {j} of W_up are collinear (exact: equal primitive "
                     "integer directions)", "pair": [seen[key], j]}
         seen[key] = j
+    cols = "columns of W_down nonzero and not constant (P·a_j ≠ 0)" if projector == "centering" else \
+        "columns of W_down nonzero"
     return {"holds": True, "reason": f"rows of W_up nonzero and pairwise non-collinear ({len(seen)} distinct primitive "
-            "integer directions, compared exactly), columns of W_down nonzero", "pair": None}
+            f"integer directions, compared exactly), {cols}", "pair": None}
 
 
 # ---- the decision ---------------------------------------------------------------------------------
 
 
-def _separating(w_up: Any, w_down: Any, target: Target, fs: FloatSearch) -> Certificate | None:
+def _separating(w_up: Any, w_down: Any, target: Target, fs: FloatSearch, projector: str | None = None,
+                t_search: Any = None) -> Certificate | None:
     for mode in ("residual", "box-slack", "box"):
-        cert = _separating_attempt(w_up, w_down, target, fs, mode)
+        cert = _separating_attempt(w_up, w_down, target, fs, mode, projector, t_search)
         if cert is not None or fs.factor is None:
             return cert
     return None
 
 
 def _separating_attempt(w_up: Any, w_down: Any, target: Target, fs: FloatSearch,
-                        mode: str) -> Certificate | None:
+                        mode: str, projector: str | None = None, t_search: Any = None) -> Certificate | None:
     np = _np()
-    y_float, w_hat = separating_direction(fs, target.dense_float(), mode)
+    y_float, w_hat = separating_direction(fs, target.dense_float() if t_search is None else t_search, mode)
+    if projector == "centering":  # Y = PY: then ⟨Y, W_S⟩ = ⟨Y, P W_S⟩ and the certificate speaks of P W_S
+        y_float = y_float - y_float.mean(axis=0, keepdims=True)
     first = _limbs_from_float(y_float)
     if first is None:
         return None
+    if projector == "centering":
+        first = (first[0], _centered_limb(first[1]))
     limbs = [first]
     for rnd in range(REFINE_ROUNDS + 1):
         ev = _evaluate(w_up, w_down, target, limbs)
         if ev.upper_margin > 0 or ev.lower_margin > 0:
             how = {"residual": "float least-squares residual", "box": "float residual plus box directions",
                    "box-slack": "float residual plus box directions with slack"}[mode] + (f", refined {rnd}×" if rnd else "")
-            return _separating_certificate(target, limbs, ev, how)
+            return replace(_separating_certificate(target, limbs, ev, how), projector=projector)
         if rnd == REFINE_ROUNDS or fs.factor is None:
             return None
         with np.errstate(all="ignore"):
@@ -311,9 +367,13 @@ def _separating_attempt(w_up: Any, w_down: Any, target: Target, fs: FloatSearch,
         fix = correction(fs, y_hat - w_hat)
         if fix is None:
             return None
+        if projector == "centering":
+            fix = fix - fix.mean(axis=0, keepdims=True)
         extra = _limbs_from_float(fix)
         if extra is None:
             return None
+        if projector == "centering":
+            extra = (extra[0], _centered_limb(extra[1]))
         limbs.append(extra)
     return None
 
@@ -354,10 +414,37 @@ def _exact_residual(w_up: Any, w_down: Any, target: Target) -> list[list[Fractio
             for i in range(d)]
 
 
-def _exact_fallback(w_up: Any, w_down: Any, target: Target) -> ExactDecision | None:
+def _projected_search(w_up: Any, w_down: Any, target: Target, projector: str | None) -> Any:
+    """The exact rational search on the (projected) system: ``P W_down`` and ``P T`` for post-LN."""
+    import sympy as sp
+
+    from .search import exact_search
+
+    down, t_rows = _sympy_matrix(w_down), sp.Matrix(target.rows())
+    if projector == "centering":
+        d = target.size
+        p = sp.eye(d) - sp.ones(d, d) / d
+        down, t_rows = p * down, p * t_rows
+    return exact_search(_sympy_matrix(w_up), down, t_rows)
+
+
+def _exact_fallback(w_up: Any, w_down: Any, target: Target, projector: str | None = None) -> ExactDecision | None:
     d, m = w_down.shape
     if d * d * m > EXACT_FALLBACK_SIZE:
         return None
+    if projector is not None:
+        result = _projected_search(w_up, w_down, target, projector)
+        if result.found:
+            if not _index_set_holds(w_up, w_down, target, result.index_set, projector):
+                raise CertificateError(f"exact search returned S = {result.index_set}, which does not satisfy the "
+                                       "condition")
+            return ExactDecision(True, Certificate("index-set", target, result.index_set, method=result.method,
+                                                   proof=result.proof, projector=projector), None, "")
+        if result.found is False:
+            return ExactDecision(False, Certificate("exact-search", target, method=result.method, proof=result.proof,
+                                                    distance=_sqrt_down(result.residual_squared),
+                                                    projector=projector), None, "")
+        return ExactDecision(None, None, None, result.proof)
     residual = _exact_residual(w_up, w_down, target)
     if residual is not None and any(v for row in residual for v in row):
         den = 1
@@ -394,27 +481,34 @@ def _sympy_matrix(x: Any) -> Any:
                       for row in x.tolist()])
 
 
-def decide_exactly(w_up: Any, w_down: Any, target: Target) -> ExactDecision:
-    """Is there ``S`` with ``W_down[:,S] W_up[S,:] = T`` for these (exact, rational) float weights?"""
+def decide_exactly(w_up: Any, w_down: Any, target: Target, projector: str | None = None) -> ExactDecision:
+    """Is there ``S`` with ``W_down[:,S] W_up[S,:] = T`` for these (exact, rational) float weights?
+    With ``projector="centering"`` (a post-LN layer): ``P W_down[:,S] W_up[S,:] = P T``, ``P = I − 11ᵀ/d``;
+    the float search runs on ``P a_j`` and ``P T`` (candidates only), every check on the exact weights."""
     np = _np()
     w_up = np.asarray(w_up, dtype=np.float64)
     w_down = np.asarray(w_down, dtype=np.float64)
     t_float = target.dense_float()
-    fs = float_search(w_up, w_down, t_float)
+    if projector == "centering":
+        t_float = t_float - t_float.mean(axis=0, keepdims=True)
+        fs = float_search(w_up, w_down - w_down.mean(axis=0, keepdims=True), t_float)
+    else:
+        fs = float_search(w_up, w_down, t_float)
     t_norm = float(np.linalg.norm(t_float))
     d, m = w_down.shape
     small = d * d * m <= EXACT_FALLBACK_SIZE
     if fs.recheck <= 1e-6 * t_norm or small or (t_norm == 0 and not fs.index_set):
-        if _index_set_holds(w_up, w_down, target, fs.index_set):
+        if _index_set_holds(w_up, w_down, target, fs.index_set, projector):
+            claim = "P W_down[:,S] W_up[S,:] = P T" if projector else "W_down[:,S] W_up[S,:] = T"
             return ExactDecision(True, Certificate("index-set", target, fs.index_set,
                                                    method=fs.method + "; checked in exact integer arithmetic",
                                                    proof=f"S = {{{', '.join(map(str, fs.index_set))}}} (|S| = "
-                                                   f"{len(fs.index_set)}) satisfies W_down[:,S] W_up[S,:] = T exactly"),
-                                 fs, "")
-    cert = _separating(w_up, w_down, target, fs)
+                                                   f"{len(fs.index_set)}) satisfies {claim} exactly",
+                                                   projector=projector), fs, "")
+    cert = _separating(w_up, w_down, target, fs, projector, t_float)
     if cert is not None:
         return ExactDecision(False, cert, fs, "")
-    fallback = _exact_fallback(w_up, w_down, target)
+    fallback = _exact_fallback(w_up, w_down, target, projector)
     if fallback is not None:
         return ExactDecision(fallback.found, fallback.certificate, fs, fallback.reason)
     return ExactDecision(None, None, fs, "the float candidates gave no exactly checked certificate (no index set "
@@ -438,13 +532,22 @@ def check_certificate(cert: Certificate, w_up: Any, w_down: Any) -> str:
     if cert.kind == "index-set":
         if any(not 0 <= j < m for j in cert.index_set):
             raise CertificateError("index set out of range")
-        if not _index_set_holds(w_up, w_down, target, tuple(cert.index_set)):
-            raise CertificateError("W_down[:,S] W_up[S,:] ≠ T for the certificate's S")
-        out = f"W_down[:,S] W_up[S,:] = T holds exactly for S of size {len(cert.index_set)}"
+        if cert.projector not in (None, "centering"):
+            raise CertificateError(f"unknown projector `{str(cert.projector)[:40]}`")
+        if not _index_set_holds(w_up, w_down, target, tuple(cert.index_set), cert.projector):
+            raise CertificateError("W_down[:,S] W_up[S,:] ≠ T for the certificate's S" if cert.projector is None
+                                   else "P W_down[:,S] W_up[S,:] ≠ P T for the certificate's S")
+        claim = "P W_down[:,S] W_up[S,:] = P T (P = I − 11ᵀ/d)" if cert.projector else "W_down[:,S] W_up[S,:] = T"
+        out = f"{claim} holds exactly for S of size {len(cert.index_set)}"
     elif cert.kind == "separating":
         for _, limb in cert.y_limbs:
             if limb.shape != (d, d):
                 raise CertificateError("Y has the wrong shape")
+            if cert.projector == "centering" and any(int(v) for v in limb.sum(axis=0)):
+                raise CertificateError("a post-LN separating matrix must have zero column sums (Y = PY), and a limb "
+                                       "of this one does not")
+        if cert.projector not in (None, "centering"):
+            raise CertificateError(f"unknown projector `{str(cert.projector)[:40]}`")
         ev = _evaluate(w_up, w_down, target, list(cert.y_limbs))
         if not (ev.upper_margin > 0 or ev.lower_margin > 0):
             raise CertificateError(f"⟨Y,T⟩ = {_approx(ev.inner)} lies in [{_approx(ev.negative)}, "
@@ -466,18 +569,14 @@ def check_certificate(cert: Certificate, w_up: Any, w_down: Any) -> str:
     elif cert.kind == "exact-search":
         if d * d * m > EXACT_FALLBACK_SIZE:
             raise CertificateError("exact-search certificates are only accepted for small systems")
-        import sympy as sp
-
-        from .search import exact_search
-
-        result = exact_search(_sympy_matrix(w_up), _sympy_matrix(w_down), sp.Matrix(target.rows()))
+        result = _projected_search(w_up, w_down, target, cert.projector)
         if result.found is not False:
             raise CertificateError("the exact search, run again, does not prove that no index set exists")
         out = "exact rational search re-run: " + result.proof
     else:
         raise CertificateError(f"unknown certificate kind `{cert.kind}`")
     if cert.nondegenerate is not None:
-        again = exact_nondegeneracy(w_up, w_down)
+        again = exact_nondegeneracy(w_up, w_down, cert.projector)
         if again["holds"] != cert.nondegenerate.get("holds"):
             raise CertificateError(f"nondegeneracy recomputed as {again['holds']}: {again['reason']}")
         out += "; nondegeneracy " + ("holds" if again["holds"] else "fails") + " (exact)"
@@ -529,6 +628,10 @@ def certificate_to_dict(cert: Certificate) -> dict[str, Any]:
         "nondegenerate": cert.nondegenerate,
         "weights": cert.weights,
     }
+    if cert.projector is not None:  # a post-LN layer (Lemma PN): the claim is about P·W_S, P = I − 11ᵀ/d
+        out["projector"] = cert.projector
+        out["claim"] = {"index-set": "P W_down[:,S] W_up[S,:] = P T"}.get(
+            cert.kind, out["claim"].replace("W_down[:,S] W_up[S,:] = T", "P W_down[:,S] W_up[S,:] = P T"))
     return out
 
 
@@ -568,9 +671,16 @@ def certificate_from_dict(data: dict[str, Any]) -> Certificate:
         return Certificate(str(data["kind"]), target, tuple(int(j) for j in data["index_set"]),
                            limbs, opt["inner"], opt["positive_sum"], opt["negative_sum"],
                            float(data.get("distance_lower_bound") or 0.0), str(data.get("method", "")),
-                           str(data.get("proof", "")), dict(data.get("weights") or {}), data.get("nondegenerate"))
+                           str(data.get("proof", "")), dict(data.get("weights") or {}), data.get("nondegenerate"),
+                           _projector(data.get("projector")))
     except (KeyError, TypeError, ValueError, IndexError, zlib.error) as err:
         raise CertificateError(f"malformed certificate: {type(err).__name__}: {err}") from err
+
+
+def _projector(value: Any) -> str | None:
+    if value is None or value == "centering":
+        return value
+    raise CertificateError(f"unknown projector {str(value)[:40]!r}")
 
 
 #: Digests already computed in this process, by (device, inode, size, mtime, ctime) of the opened file.

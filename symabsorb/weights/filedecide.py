@@ -181,7 +181,12 @@ def decide_file_block(block: Block, base_dir: Path, library: Library) -> FileDec
     else:
         d_block = d
     _check_declared_sizes(block, w, d_block, m)
-    concrete = replace(block, dim=d_block, width=m)
+    from .layers import block_fields, load_layer_extras
+
+    extras = load_layer_extras(block, (m, d), base_dir)
+    concrete = replace(block, dim=d_block, width=m, **block_fields(extras))
+    # a post-LN layer asks P(W_S - T) = 0 (Lemma PN): every exact check below then works on the centred condition
+    projector = "centering" if concrete.norm == "post-ln" else None
     derivation = prove(concrete, library=library)
     nondeg = float_nondegeneracy(w.w_up, w.w_down)
     steps = list(derivation.steps)
@@ -200,7 +205,7 @@ def decide_file_block(block: Block, base_dir: Path, library: Library) -> FileDec
     verdict, scope = derivation.verdict, derivation.scope
     rid0 = derivation.decided_by or ""
     if needs_nondeg and verdict in (Verdict.CONDITIONAL, Verdict.IMPOSSIBLE):
-        exact_nd = exact_nondegeneracy(w.w_up, w.w_down)
+        exact_nd = exact_nondegeneracy(w.w_up, w.w_down, projector)
         if exact_nd["holds"]:
             assumptions = [a for a in assumptions if not a.startswith("nondegenerate")]
             checked = DerivationStep(f"Hypothesis of [{rid0}]: the block is nondegenerate — checked exactly on these "
@@ -217,8 +222,8 @@ def decide_file_block(block: Block, base_dir: Path, library: Library) -> FileDec
                                             "are not absorbable.", (rid0,), kind="conclusion"))
                 verdict, scope = Verdict.NOT_ABSORBABLE, "these weights"
                 nd_certificate = Certificate("nondegenerate", Target(d, ()), method="exact: primitive integer rows",
-                                             proof=exact_nd["reason"], weights=_weights_info(block, w),
-                                             nondegenerate=exact_nd)
+                                             proof=exact_nd["reason"], weights=_weights_info(block, w, extras),
+                                             nondegenerate=exact_nd, projector=projector)
         elif verdict is Verdict.CONDITIONAL:
             necessary = "open"  # degenerate weights: a ±w pair absorbs a linear term with no index set
             notes.append(f"outside the necessity part of [{rid0}]: {exact_nd['reason']}; only the sufficient "
@@ -230,10 +235,15 @@ def decide_file_block(block: Block, base_dir: Path, library: Library) -> FileDec
                                         kind="conclusion"))
             notes.append(why)
             verdict, scope = Verdict.OPEN, "these weights"
-    if w.biases:
-        notes.append("the file has biases (" + ", ".join(w.biases) + "): the results are about the bias-free block; "
-                     "with biases the flip witness still absorbs when the condition holds (the output bias absorbs "
-                     "the constant -W_down[:,S] b_S), and nothing else is covered")
+    unnamed = [b for b in w.biases if b not in extras["names"].values()]
+    if unnamed:
+        notes.append("the file also holds biases this block does not name (" + ", ".join(unnamed) + "): the "
+                     "question answered is the one the block states (" + concrete.question.describe() + "); name them "
+                     "with `up_bias:` / `down_bias:` to ask about the layer as the model uses it")
+    if extras["names"]:
+        steps.insert(2, DerivationStep("Biases and scales read from the file: " + ", ".join(
+            f"`{field}: {key}`" for field, key in sorted(extras["names"].items())) + " (checked: vectors of the right "
+            "length, finite).", kind="setting"))
     derivation = replace(derivation, steps=tuple(steps), notes=tuple(notes), assumptions=tuple(assumptions),
                          necessary=necessary, verdict=verdict, scope=scope)
     c = derivation.condition_constant
@@ -254,10 +264,11 @@ def decide_file_block(block: Block, base_dir: Path, library: Library) -> FileDec
         steps.append(DerivationStep(f"So the question stays open for these weights: {why}.", (rid,), kind="conclusion"))
         return FileDecision(replace(derivation, verdict=Verdict.OPEN, scope="these weights", steps=tuple(steps),
                                     notes=(*derivation.notes, why)), w, nondeg, None)
-    decision = decide_exactly(w.w_up, w.w_down, target)
+    decision = decide_exactly(w.w_up, w.w_down, target, projector)
     cert = decision.certificate
     if cert is not None:
-        cert = replace(cert, weights=_weights_info(block, w), nondegenerate=exact_nd if decision.found is False else None)
+        cert = replace(cert, weights=_weights_info(block, w, extras), nondegenerate=exact_nd if decision.found is False
+                       else None)
     search = decision.search.released() if decision.search is not None else None  # the m x m factor is done with
     distance_text = ""
     if cert is not None and not cert.found:
@@ -281,14 +292,35 @@ def decide_file_block(block: Block, base_dir: Path, library: Library) -> FileDec
         else:
             up[list(s), :] *= -1
         witness = Witness(s, up, down, gate)
-        error = float_max_relative_error(concrete, w, witness, skip=target.dense_float() * float(-2 * c))
+        skip_float = target.dense_float() * float(-2 * c)
+        exact_bias = True
+        if gate is None and (extras["b_up"] is not None or extras["b_down"] is not None or projector is not None):
+            from .layers import float_biases_of_flip, float_layer_error
+
+            c_frac = Fraction(int(sp_rational(c).p), int(sp_rational(c).q))
+            b_up, b_down, exact_bias = float_biases_of_flip(w.w_down, extras["b_up"], extras["b_down"], s, c_frac)
+            witness = Witness(s, up, down, gate, b_up=b_up if extras["b_up"] is not None else None, b_down=b_down)
+            error = float_layer_error(concrete, w.w_up, w.w_down, extras["b_up"], extras["b_down"], skip_float,
+                                      (up, down, witness.b_up, b_down), projector)
+        elif gate is not None and (extras["b_up"] is not None or extras["b_gate"] is not None):
+            raise WitnessCheckError("internal error: a biased gated layer reached the flip witness; no result covers "
+                                    "it. Please report this.")
+        else:
+            error = float_max_relative_error(concrete, w, witness, skip=skip_float)
         if not error <= WITNESS_TOLERANCE:
             raise WitnessCheckError(f"internal error: the flip witness for `{block.name}` (S of size {len(s)}) fails its "
                                     f"numeric check (max relative error {error:.3g} > {WITNESS_TOLERANCE:g}) although "
                                     "the index-set condition holds exactly; no verdict is given. Please report this.")
-        verified = (f"exactly: $W_{{\\mathrm{{down}}}}[:,S]W_{{\\mathrm{{up}}}}[S,:] = T$ in integer arithmetic on the "
+        claim = "P\\,W_{\\mathrm{down}}[:,S]W_{\\mathrm{up}}[S,:] = P\\,T" if projector else \
+            "W_{\\mathrm{down}}[:,S]W_{\\mathrm{up}}[S,:] = T"
+        verified = (f"exactly: ${claim}$ in integer arithmetic on the "
                     f"weights' exact values, with the identity of [{rid}]; numerically: max relative error {error:.2e} "
-                    "at 1,000 random points (float64)")
+                    "at 1,000 random points (float64" + (", centred: LN sees P u only" if projector else "") + ")")
+        if witness.b_down is not None:
+            verified += ("; the witness's output bias $b_{\\mathrm{down}} + 2c\\,W_{\\mathrm{down}}[:,S]\\,b_S$ is "
+                         + ("exactly representable in float64" if exact_bias else
+                            "computed exactly and rounded to float64 (the exact value is not representable: the "
+                            "rounded witness is exact only up to that rounding)"))
         steps.append(DerivationStep(f"Witness: flip the units $S$ ($|S| = {len(s)}$, units numbered from 0); "
                                     f"verified {verified}.", (rid,)))
         steps.append(DerivationStep(f"Therefore [{rid}]: these weights are absorbable.", (rid,), kind="conclusion"))
@@ -316,8 +348,19 @@ def _with_certificate(d: Derivation, cert: Certificate) -> Derivation:
     return d
 
 
-def _weights_info(block: Block, w: LoadedWeights) -> dict[str, Any]:
+def _weights_info(block: Block, w: LoadedWeights, extras: dict[str, Any] | None = None) -> dict[str, Any]:
     assert block.weights is not None
-    return {"file": block.weights.file, "sha256": file_digest(w.file), "up": w.keys[0], "down": w.keys[1],
+    info: dict[str, Any] = {"file": block.weights.file, "sha256": file_digest(w.file), "up": w.keys[0], "down": w.keys[1],
             "gate": w.keys[2], "transpose": bool(block.weights.transpose), "dtype": w.dtype,
             "d": int(w.w_up.shape[1]), "m": int(w.w_up.shape[0])}
+    if extras is not None and extras["names"]:
+        info["tensors"] = dict(sorted(extras["names"].items()))
+    if block.norm != "none":
+        info["norm"] = block.norm
+    return info
+
+
+def sp_rational(c: Any) -> Any:
+    import sympy as sp
+
+    return sp.Rational(c)

@@ -20,7 +20,8 @@ from ..analysis.numeric import evaluate
 from ..model.block import Block
 from ..theory.skips import skip_matrix
 
-__all__ = ["biased_flip", "exact_max_error", "float_biases_of_flip"]
+__all__ = ["biased_flip", "block_fields", "exact_max_error", "float_biases_of_flip", "float_layer_error",
+           "load_layer_extras"]
 
 
 def _col(v: sp.MatrixBase | None, n: int) -> sp.Matrix:
@@ -109,3 +110,99 @@ def float_biases_of_flip(w_down: Any, b_up: Any, b_down: Any, index_set: tuple[i
             exact = exact and Fraction(float(down[i])) == total
         up[s] = -up[s]
     return up, down, exact
+
+
+# ---- file weights: bias tensors, the normalisation's scales, the float check ------------------------------
+
+
+def load_layer_extras(block: Block, up_shape: tuple[int, int], base_dir: Any) -> dict[str, Any]:
+    """The bias tensors and LayerNorm/RMSNorm scales a file block names (``up_bias:``, ``down_bias:``,
+    ``gate_bias:``, ``ln_gamma:``), read as untrusted input and checked: 1-D, finite, of the right
+    length. Returns ``{"b_up", "b_down", "b_gate", "gamma": float64 arrays or None, "names": {...}}``."""
+    from pathlib import Path
+
+    import numpy as np
+
+    from ..dsl.errors import SpecShapeError, SpecValueError
+    from .io import read_tensors
+
+    decl = block.weights
+    assert decl is not None
+    m, d = up_shape
+    prefix = decl.prefix or ""
+    wanted = {"b_up": (decl.up_bias_key, m, "up_bias"), "b_down": (decl.down_bias_key, d, "down_bias"),
+              "b_gate": (decl.gate_bias_key, m, "gate_bias"), "gamma": (decl.gamma_key, d, "ln_gamma")}
+    out: dict[str, Any] = {"b_up": None, "b_down": None, "b_gate": None, "gamma": None, "names": {}}
+    keys = {role: prefix + key for role, (key, _, _) in wanted.items() if key is not None}
+    if not keys:
+        return out
+    path = Path(base_dir) / decl.file
+    tensors = read_tensors(path, decl.span, sorted(set(keys.values())))
+    for role, key in keys.items():
+        _, length, field_name = wanted[role]
+        if tensors.get(key) is None:
+            from ..dsl.errors import did_you_mean
+
+            raise SpecValueError(f"`{path.name}` has no tensor `{key[:60]}` (for `{field_name}:`)", decl.span,
+                                 f"`{key[:60]}` missing", f"one of {len(tensors)} tensors in the file",
+                                 did_you_mean(key, tensors) or f"name the tensor with `{field_name}:`")
+        array = tensors[key]
+        if array.ndim != 1 or array.shape[0] != length:
+            raise SpecShapeError(f"tensor `{key[:60]}` in `{path.name}` has shape {tuple(array.shape)}", decl.span,
+                                 str(tuple(array.shape)), f"a vector of length {length}",
+                                 "biases of the hidden units have length width, the output bias and the scales length "
+                                 "dim")
+        values = np.ascontiguousarray(array, dtype=np.float64)
+        if not np.isfinite(values).all():
+            i = int(np.flatnonzero(~np.isfinite(values))[0])
+            raise SpecValueError(f"tensor `{key[:60]}` in `{path.name}` has a non-finite entry at [{i}]", decl.span,
+                                 str(values[i]), "finite numbers")
+        out[role] = values
+        out["names"][field_name] = key
+    return out
+
+
+def block_fields(extras: dict[str, Any]) -> dict[str, Any]:
+    """What the loaded tensors change in the block: nonzero biases make it biased; the scales are exact."""
+    fields: dict[str, Any] = {}
+    if any(extras[k] is not None and bool((extras[k] != 0).any()) for k in ("b_up", "b_down", "b_gate")):
+        fields["bias"] = True
+    if extras["gamma"] is not None:
+        fields["ln_gamma"] = sp.ImmutableMatrix([[sp.Rational(Fraction(float(g)).numerator,
+                                                              Fraction(float(g)).denominator)]
+                                                 for g in extras["gamma"]])
+    return fields
+
+
+def float_layer_error(block: Block, w_up: Any, w_down: Any, b_up: Any, b_down: Any, skip: Any,
+                      witness: tuple[Any, Any, Any, Any], projector: str | None, points: int = 1000,
+                      seed: int = 0) -> float:
+    """max over random x of ‖(P)(B'(x) − R(x))‖ relative to the size of the computation, float64, biases
+    included. Points are scaled so pre-activations stay of size ~1 (the identity holds for every x)."""
+    import numpy as np
+
+    from ..analysis.numeric import evaluate_array
+
+    act = block.ungated_activation
+    assert act is not None
+    rng = np.random.default_rng(seed)
+    d = w_up.shape[1]
+    top = float(np.abs(w_up).max()) * np.sqrt(d) or 1.0
+    xs = rng.standard_normal((points, d)) / top
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        def out(up: Any, down: Any, bu: Any, bd: Any) -> tuple[Any, Any]:
+            pre = xs @ up.T + (0.0 if bu is None else bu)
+            hidden = evaluate_array(act.expr, pre)
+            y = hidden @ down.T + (0.0 if bd is None else bd)
+            return y, np.abs(hidden) @ np.abs(down).T + (0.0 if bd is None else np.abs(bd))
+
+        r, r_size = out(w_up, w_down, b_up, b_down)
+        r = r + xs @ np.asarray(skip, dtype=np.float64).T
+        b, b_size = out(*witness)
+        gap = b - r
+        if projector == "centering":
+            gap = gap - gap.mean(axis=1, keepdims=True)
+        size = np.maximum(np.maximum(np.linalg.norm(r, axis=1), np.linalg.norm(r_size, axis=1)),
+                          np.linalg.norm(b_size, axis=1))
+        err = np.linalg.norm(gap, axis=1) / np.where(size > 0, size, 1.0)
+    return float(err.max())

@@ -190,6 +190,9 @@ def _question(block: Any, m: int, d_in: int, cert: Certificate, verdict: str) ->
     derivation = prove(concrete)
     result = _library_result(derivation.decided_by)
     decided = derivation.decided_by or "no result"
+    # a post-LN layer's certificate speaks of P·W_S (Lemma PN); any other block's of W_S itself
+    if cert.projector != ("centering" if block.norm == "post-ln" else None):
+        return "the certificate's reduction (projector) is not the one the block's normalisation gives", derivation
     if cert.kind == "nondegenerate":
         if (derivation.verdict is not Verdict.IMPOSSIBLE or "nondegenerate" not in str(derivation.scope)
                 or result is None or result.conclusion.verdict != "impossible"):
