@@ -29,6 +29,10 @@ def _witness(d: Derivation) -> dict[str, Any]:
                                "`symabsorb absorb SPEC --block NAME -o FILE` writes them"})
     else:
         out.update({"W_up": _matrix(w.w_up), "W_down": _matrix(w.w_down), "W_gate": _matrix(w.w_gate)})
+    for key, vector in (("b_up", w.b_up), ("b_down", w.b_down), ("b_gate", w.b_gate)):
+        if vector is not None:  # the residual-free block's biases (a biased layer's witness)
+            out[key] = [row[0] for row in (_matrix(vector) or [])] if isinstance(vector, sp.MatrixBase) else \
+                [repr(float(x)) for x in vector]
     return out
 
 

@@ -336,6 +336,41 @@ def _matrix_of(rows: Any, shape: tuple[int, int], what: str) -> list[list[str]]:
     return rows
 
 
+def _check_file_witness_biases(witness: dict[str, Any], cert: Certificate, loaded: Any, block: Any) -> None:
+    """A biased layer's witness biases: the file's hidden biases negated on S, the output bias
+    b_down + 2c W_down[:,S] b_S (computed exactly from the file, rounded once to float64)."""
+    from fractions import Fraction
+
+    from ..theory.prover import prove
+    from .layers import float_biases_of_flip, load_layer_extras
+
+    if block.weights is None or loaded.w_gate is not None:
+        raise CertificateError("the witness has biases the block does not")
+    base = Path(loaded.file).parent
+    extras = load_layer_extras(replace(block, weights=replace(block.weights, file=Path(loaded.file).name)),
+                               tuple(loaded.w_up.shape), base)
+    m, d_in = loaded.w_up.shape
+    derivation = prove(replace(block, dim=d_in, width=m))
+    c = derivation.condition_constant
+    if c is None or not getattr(c, "is_Rational", False):
+        raise CertificateError("the block's condition constant is not rational")
+    up, down, _ = float_biases_of_flip(loaded.w_down, extras["b_up"], extras["b_down"], tuple(cert.index_set),
+                                       Fraction(int(c.p), int(c.q)))
+    for what, want, have in (("b_up", up, extras["b_up"]), ("b_down", down, True)):
+        got = witness.get(what)
+        if have is None:
+            if got is not None:
+                raise CertificateError(f"the witness has a {what} the block does not")
+            continue
+        try:
+            same = isinstance(got, list) and len(got) == len(want) and all(
+                float(x) == float(v) for x, v in zip(got, want, strict=True))
+        except (ValueError, TypeError):
+            same = False
+        if not same:
+            raise CertificateError(f"the witness's {what} is not that of the biased flip of the file's layer over S")
+
+
 def _check_file_witness(witness: dict[str, Any], cert: Certificate, loaded: Any, block: Any) -> str:
     """The report's witness is the flip of the file's tensors over the certificate's index set."""
     import numpy as np
@@ -344,6 +379,8 @@ def _check_file_witness(witness: dict[str, Any], cert: Certificate, loaded: Any,
     if not isinstance(s, list) or [int(j) for j in s if isinstance(j, int)] != list(cert.index_set) or \
             not all(isinstance(j, int) for j in s):
         raise CertificateError("the witness's index set is not the certificate's")
+    if any(witness.get(k) is not None for k in ("b_up", "b_down", "b_gate")):
+        _check_file_witness_biases(witness, cert, loaded, block)
     if witness.get("W_up") is None and witness.get("W_down") is None:
         return "witness: the flip over S (not repeated in the report)"
     up, down = np.array(loaded.w_up), np.array(loaded.w_down)
@@ -383,6 +420,13 @@ def _check_inline_query(d: dict[str, Any], block: Any, verdict: str) -> str | No
     from ..theory.skips import skip_matrix
     from .witness import flip_witness
 
+    if block.norm != "none":  # a post-norm block's question is its reduced block's (Lemma PN, post-RMSNorm)
+        from ..theory.layers import reduced_block
+
+        reduced = reduced_block(block)
+        if isinstance(reduced, str):
+            raise CertificateError(f"the block's question does not reduce: {reduced}")
+        block = reduced
     w_up, w_down = sp.Matrix(block.w_up), sp.Matrix(block.w_down)
     m, d_in = w_up.shape
     s = witness.get("index_set")
@@ -418,4 +462,21 @@ def _check_inline_query(d: dict[str, Any], block: Any, verdict: str) -> str | No
             same = False
         if not same:
             raise CertificateError(f"the witness's {what} is not the flip of the spec's weights over S")
+    biased = any(v is not None for v in (block.b_up, block.b_down, block.b_gate))
+    if biased or any(witness.get(k) is not None for k in ("b_up", "b_down", "b_gate")):
+        from .layers import biased_flip
+
+        if block.gated or not biased:
+            raise CertificateError("the witness's biases are not those of the flip of the spec's block")
+        _, _, b_up, b_down = biased_flip(block, tuple(s), derivation.condition_constant)
+        for what, want in (("b_up", b_up), ("b_down", b_down)):
+            got = witness.get(what)
+            try:
+                same = isinstance(got, list) and len(got) == want.rows and all(
+                    Fraction(str(x)) == Fraction(int(sp.Rational(v).p), int(sp.Rational(v).q))
+                    for x, v in zip(got, want, strict=True))
+            except (ValueError, ZeroDivisionError, TypeError):
+                same = False
+            if not same:
+                raise CertificateError(f"the witness's {what} is not b_S negated / b_down + 2c W_down[:,S] b_S (exact)")
     return f"witness: W_down[:,S] W_up[S,:] = −M/(2c) exactly for S of size {len(s)}, and the witness is its flip"
