@@ -286,6 +286,19 @@ class Report(_Renderable):
         return render_report(self.data, fmt, fragment=fragment, color=color, width=width,
                              verbose=_check_flag("verbose", verbose))
 
+    def _repr_html_(self) -> str:
+        """A compact summary for a notebook: the verdicts in a table, each derivation folded
+        (``render("html", fragment=True)`` is the whole report)."""
+        from .report.render import render_summary
+
+        _warn_missing("html", plots=False)
+        return render_summary(self.data, "html")
+
+    def _repr_markdown_(self) -> str:
+        from .report.render import render_summary
+
+        return render_summary(self.data, "md")
+
     def __repr__(self) -> str:
         return f"<Report {self.data.spec_path!r}: {len(self.data.answers)} queries, {self.open} open>"
 

@@ -22,7 +22,7 @@ from .plainmath import prose, tidy
 from .plots import activation_svg, has_taylor_curve, report_activations
 from .svggraph import graph_svg, legend_svg
 
-__all__ = ["HtmlRenderer", "html_fragment", "html_page", "render_html", "scoped_css", "scoped_ids"]
+__all__ = ["HtmlRenderer", "html_fragment", "html_page", "render_html", "render_html_summary", "scoped_css", "scoped_ids"]
 
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;max-width:62rem;margin:2rem auto;padding:0 1rem;
@@ -240,6 +240,37 @@ def html_fragment(body: str) -> str:
     """``body`` in one ``<div class="symabsorb">`` with its own scoped CSS and ids: no ``<html>``, no
     global rule, no id another fragment could also use."""
     return f'<div class="{SCOPE}"><style>{scoped_css()}</style>{scoped_ids(body)}</div>\n'
+
+
+def render_html_summary(report: Report) -> str:
+    """A notebook's view of a report: one table row per query (verdict, deciding result, condition),
+    each derivation folded in a ``<details>``, the lemma graph and the references folded too; a
+    fragment with scoped CSS and ids (:func:`html_fragment`)."""
+    r = HtmlRenderer(report.library)
+    rows = []
+    for a in report.answers:
+        d = a.derivation
+        if d is not None:
+            verdict = f'<span class="verdict v-{d.verdict.value}">{escape(VERDICT_TEXT[d.verdict])}</span>'
+            by = (f'<a class="cite" href="#ref-{escape(d.decided_by)}">{escape(report.library.results[d.decided_by].label)}'
+                  "</a>" if d.decided_by else "—")
+            what = r.math(d.condition) if d.condition else escape(d.scope)
+        else:
+            verdict, by, what = escape(a.kind), "—", ""
+        rows.append(f'<tr><td><a href="#{a.anchor}"><code>{escape(a.query)}</code></a></td><td>{verdict}</td>'
+                    f"<td>{by}</td><td>{what}</td></tr>")
+    open_ = sum(1 for a in report.answers if a.derivation is not None and a.derivation.verdict.value == "open")
+    folded = "".join(f'<details id="{a.anchor}"><summary>{i}. <code>{escape(a.query)}</code>'
+                     + (f" — {escape(VERDICT_TEXT[a.derivation.verdict])}" if a.derivation else "")
+                     + f"</summary>{r.render(a)}</details>" for i, a in enumerate(report.answers, start=1))
+    refs = "".join(r.reference(rid) for rid in report.cited())
+    body = (f"<p><strong>{escape(report.title)}</strong>: {len(report.answers)} queries, {open_} open "
+            f"(<code>{escape(report.spec_path)}</code>).</p>"
+            "<table><tr><th>query</th><th>verdict</th><th>decided by</th><th>condition / scope</th></tr>"
+            + "".join(rows) + "</table>" + folded
+            + f'<details><summary>Lemma graph</summary><div class="figure">{graph_svg(report)}{legend_svg()}</div>'
+            f'</details><details id="references"><summary>References ({len(report.cited())})</summary>{refs}</details>')
+    return html_fragment(body)
 
 
 def render_html(report: Report, fragment: bool = False) -> str:

@@ -16,7 +16,7 @@ from .escape import markdown_code, markdown_fence, markdown_math, markdown_text,
 from .model import QueryAnswer, Report
 from .plainmath import prose, tidy
 
-__all__ = ["MarkdownRenderer", "mermaid", "render_derivation_markdown", "render_markdown"]
+__all__ = ["MarkdownRenderer", "mermaid", "render_derivation_markdown", "render_markdown", "render_markdown_summary"]
 
 
 def _math(e: sp.Basic) -> str:
@@ -191,6 +191,24 @@ def mermaid(report: Report) -> list[str]:
         dash = ",stroke-dasharray: 5 3" if r.source == "library" else ""
         lines.append(f"  style {node_id(rid)} fill:{fill},stroke:{SOURCE_COLORS[r.source]},stroke-width:2px{dash}")
     return lines
+
+
+def render_markdown_summary(report: Report) -> str:
+    """A notebook's Markdown view of a report: a table of the verdicts, each derivation folded."""
+    r = MarkdownRenderer(report.library)
+    lines = [f"**{markdown_text(report.title)}** ({markdown_code(report.spec_path)})", "",
+             "| query | verdict | decided by | condition / scope |", "|---|---|---|---|"]
+    for a in report.answers:
+        d = a.derivation
+        if d is None:
+            lines.append(f"| {markdown_code(a.query)} | {a.kind} | — | |")
+            continue
+        by = markdown_text(report.library.results[d.decided_by].label) if d.decided_by else "—"
+        what = markdown_math(d.condition) if d.condition else markdown_text(d.scope)
+        lines.append(f"| {markdown_code(a.query)} | **{VERDICT_TEXT[d.verdict]}** | {by} | {what.replace('|', '/')} |")
+    for i, a in enumerate(report.answers, start=1):
+        lines += ["", f"<details><summary>{i}. {markdown_text(a.query)}</summary>", "", *r.render(a), "", "</details>"]
+    return "\n".join(lines) + "\n"
 
 
 def render_markdown(report: Report) -> str:

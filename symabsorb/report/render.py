@@ -14,7 +14,7 @@ import json
 from ..theory.library import Library
 from .model import QueryAnswer, Report
 
-__all__ = ["FORMATS", "missing_extras", "normalize_format", "render_answer", "render_report"]
+__all__ = ["FORMATS", "missing_extras", "normalize_format", "render_answer", "render_report", "render_summary"]
 
 #: Accepted format names (and file extensions) -> the canonical format.
 FORMATS = {"md": "md", "markdown": "md", "html": "html", "htm": "html", "tex": "tex", "latex": "tex", "json": "json",
@@ -74,6 +74,21 @@ def render_report(report: Report, fmt: str, *, fragment: bool = False, color: bo
 
     return render_terminal(report, width=width, color=color and fmt == "terminal", plain=fmt == "text",
                            verbose=verbose)
+
+
+def render_summary(report: Report, fmt: str) -> str:
+    """What a notebook shows for a report (``html`` or ``md``): the verdicts in a table and each
+    derivation folded, instead of the whole report inline."""
+    fmt = normalize_format(fmt)
+    if fmt == "html":
+        from .html import render_html_summary
+
+        return render_html_summary(report)
+    if fmt == "md":
+        from .markdown import render_markdown_summary
+
+        return render_markdown_summary(report)
+    raise ValueError(f"no summary in {fmt!r}: use html or md")
 
 
 def _cited(answer: QueryAnswer, library: Library) -> list[str]:
