@@ -128,3 +128,15 @@ def test_mixture_gets_the_ridge_iff_exactly_when_every_allowed_a_does(constraint
     else:
         assert d.decided_by != "R-linear-odd"
         assert d.verdict in (Verdict.CONDITIONAL, Verdict.OPEN)
+
+
+@pytest.mark.parametrize("constraint, decided", [("1 < k < 2", "prop5"), ("k > 1, k != 3/2", "prop5"),
+                                                 ("1 <= k < 2", None), ("0 < k < 2", None)])
+def test_degree_conditions_are_decided_on_the_whole_domain(constraint: str, decided: str | None) -> None:
+    """Prop. 5 needs k > 1 for every allowed k: k = 1 (ReLU, conditional) must keep it from applying."""
+    spec = resolve_text(f"activation powk(z; {constraint}) = max(0, z)^k\nclassify powk\n")
+    d = classify(spec.queries[0].target)
+    if decided:
+        assert (d.verdict, d.decided_by) == (Verdict.IMPOSSIBLE, decided)
+    else:
+        assert d.verdict is not Verdict.IMPOSSIBLE

@@ -10,7 +10,14 @@ import sympy as sp
 
 from ..analysis.engine import identical, linear_constant
 from ..analysis.facts import Evidence, Stage, Status, Step, label, proved
-from ..analysis.identity import find_nonconstant_points, find_nonzero_point, is_free_of_z, proved_nonzero, simplified
+from ..analysis.identity import (
+    exact_sign,
+    find_nonconstant_points,
+    find_nonzero_point,
+    is_free_of_z,
+    proved_nonzero,
+    simplified,
+)
 from ..model.activation import GatedActivation
 from ..model.block import Block
 from ..model.functions import Z
@@ -69,6 +76,22 @@ def _within_constraints(e: sp.Expr, params: tuple[Any, ...]) -> sp.Expr:
     return e.xreplace(subs) if subs else e
 
 
+def _relation_on_domain(c: sp.Basic) -> bool | None:
+    """``k = v``, ``k > v`` or ``k ≠ v`` decided for every allowed value of the parameters in ``k``
+    (``1 < k < 2`` proves ``k > 1``) through the exact sign of ``k − v``, else None."""
+    if not isinstance(c, sp.core.relational.Relational):
+        return None
+    diff = c.lhs - c.rhs
+    sign = exact_sign(diff)
+    if isinstance(c, sp.Eq):
+        return True if sign == 0 else (False if proved_nonzero(diff) else None)
+    if isinstance(c, sp.StrictGreaterThan):
+        return None if sign is None else sign == 1
+    if isinstance(c, sp.Ne):
+        return True if proved_nonzero(diff) else (False if sign == 0 else None)
+    return None
+
+
 def _degree_ok(k: sp.Expr, p: dict[str, Any], params: tuple[Any, ...] = ()) -> bool | None:
     k = _within_constraints(k, params)
     checks = []
@@ -78,7 +101,7 @@ def _degree_ok(k: sp.Expr, p: dict[str, Any], params: tuple[Any, ...] = ()) -> b
         checks.append(sp.Gt(k, _number(p["min_exclusive"])))
     if "exclude" in p:
         checks.append(sp.Ne(k, _number(p["exclude"])))
-    values = [bool(c) if c in (sp.true, sp.false) else None for c in checks]
+    values = [bool(c) if c in (sp.true, sp.false) else _relation_on_domain(c) for c in checks]
     if any(v is False for v in values):
         return False
     if all(v is True for v in values):
