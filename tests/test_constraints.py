@@ -140,3 +140,14 @@ def test_degree_conditions_are_decided_on_the_whole_domain(constraint: str, deci
         assert (d.verdict, d.decided_by) == (Verdict.IMPOSSIBLE, decided)
     else:
         assert d.verdict is not Verdict.IMPOSSIBLE
+
+
+def test_a_value_outside_the_domain_is_an_error() -> None:
+    head = "activation mix(z; 0 < a < 1, a != 1/2) = a*z + (1 - a)*softplus(z)\n"
+    for bad in ("1", "1/2", "-3"):
+        with pytest.raises(SpecValueError, match="violates its constraint") as info:
+            resolve_text(head + f"block b {{ activation: mix(a = {bad}) }}\n", "m.absorb")
+        assert info.value.span is not None and info.value.span.line == 2
+        assert info.value.expected == "0 < a < 1, a != 1/2"
+    ok = resolve_text(head + "block b { activation: mix(a = 1/3) }\n").blocks[0]
+    assert not ok.activation.expr.free_symbols - {Z}

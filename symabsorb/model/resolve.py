@@ -334,7 +334,13 @@ def _kwarg_values(template: _Template, kwargs: Iterable[s.KwArg], builder: _Expr
         if kw.name in values:
             raise SpecNameError(f"parameter `{kw.name}` given twice", kw.span, f"`{kw.name}`",
                                 "each parameter at most once")
-        values[kw.name] = builder.build(kw.value)
+        value = builder.build(kw.value)
+        domain = template.domains.get(kw.name)
+        if domain is not None and not value.free_symbols and domain.contains(value) is False:
+            raise SpecValueError(f"the value of `{kw.name}` violates its constraint", kw.span,
+                                 f"{kw.name} = {sp.sstr(value)}", domain.text(kw.name),
+                                 f"`{template.name}` is declared for {domain.text(kw.name)} only")
+        values[kw.name] = value
     return values
 
 
