@@ -66,6 +66,11 @@ def test_domains_join_every_constraint() -> None:
     assert b.is_nonnegative and not b.is_positive
     # what the sign assumptions say alone stays a plain symbol (same facts-cache key as before)
     assert type(_param("activation f(z; a > 0) = a*z")) is sp.Symbol
+    # an excluded closed end opens it and leaves no extra piece: a >= 0, a != 0 is a > 0
+    pos = _param("activation f(z; a >= 0, a != 0) = a*z")
+    assert type(pos) is sp.Symbol and pos.is_positive
+    ends = domain_of(_param("activation f(z; 0 <= a <= 1, a != 1, a != 0, a != 1/2) = a*z"))
+    assert ends is not None and ends.text("a") == "0 < a < 1, a != 1/2"
     nz = _param("activation f(z; a != 0) = a*z")
     assert type(nz) is sp.Symbol and nz.is_nonzero
 

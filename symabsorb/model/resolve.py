@@ -439,6 +439,9 @@ def _param_domain(name: str, constraints: list[tuple[str, sp.Expr, Span | None]]
         lo_open = True
     if hi is not None and not hi_open and any(_equal(x, hi, span, name) for x in excluded):
         hi_open = True
+    # an excluded end is no piece boundary of its own: the open end already leaves it out
+    kept = [x for x in kept if not ((lo is not None and _equal(x, lo, span, name))
+                                    or (hi is not None and _equal(x, hi, span, name)))]
     return Domain(lo, lo_open, hi, hi_open, tuple(kept))
 
 
