@@ -148,6 +148,13 @@ def _evidence_text(c: Any) -> str:
     return f"{tag}: {ev.get('statement') or ev.get('error', 'no evidence recorded')}"
 
 
+def _searched(s: SpaceAtlas) -> str:
+    """``12 with a conjecture`` and, when some are, ``, 2 inconclusive``."""
+    records = [c.conjecture for c in s.open_cases if c.conjecture]
+    unsure = sum(1 for r in records if r.get("conjecture") == "inconclusive")
+    return f"{len(records) - unsure} with a conjecture" + (f", {unsure} inconclusive" if unsure else "")
+
+
 def _not_searched(s: SpaceAtlas) -> list[str]:
     """One sentence per reason why open cases have no evidence: ``12 open cases (9 gated) were not
     searched: ...``."""
@@ -170,7 +177,7 @@ def _space_md(s: SpaceAtlas) -> list[str]:
                 "classified ungated and gated.", ""]
     decided = sum(r.count for r in s.counts if r.verdict != "open")
     out += [f"{s.cases} cases: {decided} decided, {len(s.open_cases)} open "
-            f"({sum(1 for c in s.open_cases if c.conjecture)} with a conjecture; conjectures are not decisions). "
+            f"({_searched(s)}; conjectures are not decisions). "
             f"CPU time: {s.cpu_s} s.", "", *(x for line in _not_searched(s) for x in (_md(line), "")),
             "### Counts per deciding result", "",
             "| unit | verdict | decided by | cases |", "|---|---|---|---:|"]
@@ -272,7 +279,7 @@ def _space_html(s: SpaceAtlas) -> str:
                      "expressions</strong>, each classified ungated and gated.</p>")
     decided = sum(r.count for r in s.counts if r.verdict != "open")
     parts.append(f"<p>{s.cases} cases: {decided} decided, {len(s.open_cases)} open "
-                 f"({sum(1 for c in s.open_cases if c.conjecture)} with a conjecture, never counted as decided). "
+                 f"({_searched(s)}, never counted as decided). "
                  f"CPU time {s.cpu_s} s.</p>" + "".join(f"<p>{escape(line)}</p>" for line in _not_searched(s))
                  + "<h3>Counts per deciding result</h3><table><tr><th>unit</th><th>verdict</th>"
                  "<th>decided by</th><th>cases</th></tr>")
