@@ -19,7 +19,7 @@ import sympy as sp
 from conftest import ROOT, require_program
 
 from symabsorb.analysis.facts import Evidence, Stage, Status, Step
-from symabsorb.report.latex import PREAMBLE, latex_prose
+from symabsorb.report.latex import MATH_CHARS, PREAMBLE, TEXT_CHARS, latex_prose
 from symabsorb.report.model import QueryAnswer
 from symabsorb.report.plainmath import plain_math
 from symabsorb.report.render import render_answer
@@ -111,7 +111,7 @@ def test_every_step_kind_round_trips_in_every_format() -> None:
 
 def test_symbols_compile_with_pdflatex(tmp_path: Path) -> None:
     pdflatex = require_program("pdflatex", "texlive-latex-base")
-    body = _render("tex")
+    body = _render("tex") + "\n\n" + latex_prose(" ".join(MATH_CHARS) + " " + " ".join(TEXT_CHARS))
     doc = "\n".join(["\\documentclass{article}", PREAMBLE, "\\begin{document}", body, "\\end{document}"])
     (tmp_path / "s.tex").write_text(doc, encoding="utf-8")
     run = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error", "s.tex"], cwd=tmp_path,

@@ -63,6 +63,12 @@ MATH_CHARS = {
     "ℝ": "\\mathbb{R}", "ℕ": "\\mathbb{N}", "ℤ": "\\mathbb{Z}", "ℚ": "\\mathbb{Q}", "ℂ": "\\mathbb{C}",
     "ᵀ": "^{\\top}", "ᵏ": "^{k}", "⁻": "^{-}", "⁽": "^{(}", "⁾": "^{)}", "²": "^{2}", "³": "^{3}", "¹": "^{1}",
     **{chr(0x2080 + i): f"_{{{i}}}" for i in range(10)},
+    **{ch: f"^{{{i}}}" for i, ch in zip(range(4, 10), "⁴⁵⁶⁷⁸⁹", strict=True)}, "⁰": "^{0}", "ⁿ": "^{n}",
+    "⁺": "^{+}", "₊": "_{+}", "₋": "_{-}", "ᵢ": "_{i}", "ⱼ": "_{j}", "⇐": "\\Leftarrow", "⟹": "\\Longrightarrow",
+    "⟸": "\\Longleftarrow", "⟺": "\\Longleftrightarrow", "↔": "\\leftrightarrow", "←": "\\leftarrow",
+    "≪": "\\ll", "≫": "\\gg", "∑": "\\sum", "∏": "\\prod", "∫": "\\int", "∧": "\\wedge", "∨": "\\vee",
+    "¬": "\\neg", "⊤": "\\top", "∣": "\\mid", "∥": "\\parallel", "∝": "\\propto", "≃": "\\simeq",
+    "⊖": "\\ominus", "∗": "\\ast", "∎": "\\blacksquare", "∡": "\\angle", "ϱ": "\\varrho", "ϖ": "\\varpi",
     "|": "|", "<": "<", ">": ">",
 }
 #: Unicode in running text that is not math.
