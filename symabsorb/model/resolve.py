@@ -423,7 +423,8 @@ def _param_domain(name: str, constraints: list[tuple[str, sp.Expr, Span | None]]
             empty = True
         if empty:
             raise SpecValueError(f"the constraints on `{name}` allow no value", span,
-                                 Domain(lo, lo_open, hi, hi_open, ()).text(name), "an interval with at least one value",
+                                 ", ".join(f"{name} {op} {sp.sstr(b)}" for op, b, _ in constraints),
+                                 "an interval with at least one value",
                                  "check the direction of each comparison")
     def inside(x: sp.Expr) -> bool:
         return (lo is None or _compare(x, ">" if lo_open else ">=", lo, span, name)) and (
