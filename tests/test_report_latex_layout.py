@@ -42,3 +42,11 @@ def test_latex_layout_compiles_and_the_graph_fits(tmp_path: Path) -> None:
         assert run.returncode == 0, run.stdout[-3000:]
     log = (tmp_path / "paper.log").read_text(errors="replace")
     assert "Overfull \\hbox" not in log and "undefined" not in log.lower()
+
+
+def test_a_result_keeps_its_own_number_only_when_its_label_has_one() -> None:
+    from symabsorb.report.latex import result_name
+
+    assert result_name("corollary", "Cor. 11") == ("Corollary", "11")
+    assert result_name("corollary", "Cor. R-aff-1") == ("Corollary", None)  # not "Corollary 1"
+    assert result_name("lemma", "L-growth") == ("Lemma", "L-growth")

@@ -169,7 +169,7 @@ def _prose(text: str, pieces: list[tuple[bool, str]], add: Callable[[bool, str],
         add(False, latex_text(run))
 
 
-_NUMBER = re.compile(r"(\d+(?:\.\d+)*)$")
+_NUMBER = re.compile(r"(?:^|\s)(\d+(?:\.\d+)*)$")  # "Thm. 8", "Cor. 11"; not "Cor. R-aff-1"
 
 
 def result_name(kind: str, label: str) -> tuple[str, str | None]:
