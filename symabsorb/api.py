@@ -841,13 +841,22 @@ class Scan(_Renderable):
     layers: tuple[dict[str, Any], ...]
     skipped: tuple[tuple[str, str], ...]
 
-    def render(self, fmt: str = "text", *, fragment: bool = False, color: bool = False, width: int = 100) -> str:
+    def render(self, fmt: str = "text", *, fragment: bool = False, color: bool = False, width: int = 100,
+               beside: PathLike | None = None) -> str:
+        """``beside``: the directory the JSON will be written to (``symabsorb verify`` resolves the
+        embedded spec there); default: the scanned directory."""
         import json
 
         fmt = _check_format(fmt, fragment, color, width, choices=("json", "terminal", "text"))
         if fmt == "json":
-            return json.dumps({"layers": list(self.layers), "skipped": [list(s) for s in self.skipped]}, indent=1,
-                              ensure_ascii=False, sort_keys=True) + "\n"
+            from .explore.scan import verify_view
+
+            data: dict[str, Any] = {"layers": list(self.layers), "skipped": [list(s) for s in self.skipped]}
+            # the layers as a spec and queries: `symabsorb verify` re-checks it
+            view = verify_view(self.layers, Path(beside) if beside is not None else None)
+            if view is not None:
+                data.update(view)
+            return json.dumps(data, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
         from .report.terminal import scan_table
 
         return scan_table(self.layers, self.skipped)
@@ -860,8 +869,10 @@ def scan(directory: PathLike, *, activation: str | None = None, case_budget: flo
          results: PathLike | None = None, executor: Any = None,
          progress: Callable[[str, int, int], None] | None = None) -> Scan:
     """Decide every MLP layer of every weight file under ``directory`` (``symabsorb scan``); the
-    activation is read from the tensor names unless given. Results go to ``results`` (default:
-    ``DIR-scan``); a second run resumes. ``executor``: :func:`symabsorb.executor` (default: this process)."""
+    activation is read from the tensor names unless given. Results go to ``results`` (default: a
+    temporary directory, removed afterwards: nothing is written into the scanned tree or the
+    working directory); a second run with the same ``results`` resumes. ``executor``:
+    :func:`symabsorb.executor` (default: this process)."""
     from .errors import ArgumentError, check_type, describe_argument
     from .explore.scan import scan as _scan
     from .explore.store import ResultStore
@@ -873,7 +884,12 @@ def scan(directory: PathLike, *, activation: str | None = None, case_budget: flo
         check_type("activation", activation, str, "an activation name (str) or None")
     seconds = _check_budget(case_budget, "case_budget")
     _check_progress(progress)
-    store = ResultStore(_check_path("results", results) if results is not None else Path(folder.name + "-scan"))
+    import tempfile
+
+    # nothing is written into the scanned tree or the working directory unless `results` names a place
+    scratch = tempfile.TemporaryDirectory(prefix="symabsorb-scan-") if results is None else None
+    where = _check_path("results", results) if results is not None else Path(scratch.name)  # type: ignore[union-attr]
+    store = ResultStore(where)
     runner, own = _executor_or_default(executor)
     try:
         records, skipped = _scan(folder, store, runner, activation, seconds, progress)
@@ -881,6 +897,8 @@ def scan(directory: PathLike, *, activation: str | None = None, case_budget: flo
         if own:
             runner.close()
         store.close()
+        if scratch is not None:
+            scratch.cleanup()
     return Scan(tuple(records), tuple(skipped))
 
 

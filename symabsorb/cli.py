@@ -649,8 +649,8 @@ def cmd_scan(args: argparse.Namespace) -> int:
         runner.close()
     sys.stdout.write(result.render("text"))
     if args.json:
-        _write_atomic(Path(args.json), result.render("json"))
-    return EXIT_OK
+        _write_atomic(Path(args.json), result.render("json", beside=Path(args.json).absolute().parent))
+    return EXIT_NEGATIVE if result.skipped else EXIT_OK  # a file, a layer group or a layer was skipped
 
 
 def _witness_needs(output: str) -> None:

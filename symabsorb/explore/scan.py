@@ -1,12 +1,22 @@
-"""``symabsorb scan DIR``: every MLP layer of every weight file under a directory, one task per layer.
+"""``symabsorb scan DIR``: every MLP layer of every weight file under a directory, one task per layer,
+each decided as the model uses it (biases, where the normalisation sits).
 
-Layers are found by tensor-name patterns (LLaMA, BERT, GPT-2, ViT/OPT, T5, and symabsorb's own
-``W_up``/``W_down``/``W_gate``); each is decided by the concrete-weights decision of the weights
-layer (``weights.filedecide.decide_file_block``), with an identity skip.
+Layers are found by **layouts**: the tensor names of a family's MLP (BERT/RoBERTa/MiniLM, GPT-2,
+GPT-NeoX/Pythia, OPT, ViT, T5 v1.0, T5 v1.1/Flan-T5, LLaMA/Mistral/Qwen, Gemma, symabsorb's own
+``W_up``/``W_down``/``W_gate``), with their bias tensors, the normalisation's placement and its scale
+tensor. Tensors no layout uses are ignored (never a reason to skip a file). A ``config.json`` beside
+the weights is read as untrusted input for the architecture, the activation and the norm's epsilon;
+without it (or where it says nothing) the layout's usual values are assumed and each layer says so.
+Layer groups (``…layer.3.``, ``…h.3.``, ``…block.3.``) in which no layout finds an MLP are listed as
+skipped. Each layer is written as a block of the spec language and decided by
+``weights.filedecide.decide_file_block``; the JSON output embeds that spec and the certificates, so
+``symabsorb verify`` re-checks it.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,30 +25,73 @@ from typing import Any
 from .budget import run_with_cpu_budget
 from .classify import case_id
 
-__all__ = ["PATTERNS", "WEIGHT_SUFFIXES", "LayerPattern", "ScanTask", "find_layers", "scan_task", "weight_files"]
+__all__ = ["LAYOUTS", "WEIGHT_SUFFIXES", "Layout", "ScanTask", "find_layers", "read_config", "scan_task",
+           "verify_view", "weight_files"]
 
 WEIGHT_SUFFIXES = (".safetensors", ".npz", ".pt", ".pth", ".bin")
+#: Largest config.json read (bytes).
+MAX_CONFIG_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
-class LayerPattern:
+class Layout:
+    """One family's MLP: tensor names relative to a layer prefix, and how the model uses them."""
+
     name: str
+    family: str  # what the layout covers, in words
     up: str
     down: str
-    gate: str | None
-    transpose: bool  # stored in x out (GPT-2's Conv1D)
-    activation: str  # the usual activation of this family; --activation overrides it
+    gate: str | None = None
+    up_bias: str | None = None
+    down_bias: str | None = None
+    transpose: bool = False  # stored in x out (GPT-2's Conv1D)
+    activation: str = "gelu"  # the usual activation; config.json or --activation overrides it
+    gated: bool = False
+    norm: str = "none"  # where the family's normalisation sits
+    norm_tensor: str | None = None  # the scale of a post-LN (read), or the marker of a pre-norm
+    eps: str = "1e-5"
+    marker: str | None = None  # a tensor that must exist beside the layer (tells BERT from ViT)
+    model_types: tuple[str, ...] = ()
 
 
-PATTERNS: tuple[LayerPattern, ...] = (
-    LayerPattern("llama", "mlp.up_proj.weight", "mlp.down_proj.weight", "mlp.gate_proj.weight", False, "swiglu"),
-    LayerPattern("bert", "intermediate.dense.weight", "output.dense.weight", None, False, "gelu"),
-    LayerPattern("gpt2", "mlp.c_fc.weight", "mlp.c_proj.weight", None, True, "gelu"),
-    LayerPattern("vit", "mlp.fc1.weight", "mlp.fc2.weight", None, False, "gelu"),
-    LayerPattern("opt", "fc1.weight", "fc2.weight", None, False, "relu"),
-    LayerPattern("t5", "DenseReluDense.wi.weight", "DenseReluDense.wo.weight", None, False, "relu"),
-    LayerPattern("symabsorb", "W_up", "W_down", "W_gate", False, "gelu"),
+LAYOUTS: tuple[Layout, ...] = (
+    Layout("bert", "BERT / RoBERTa / MiniLM (post-LN, biases, GELU)", "intermediate.dense.weight",
+           "output.dense.weight", up_bias="intermediate.dense.bias", down_bias="output.dense.bias", norm="post-ln",
+           norm_tensor="output.LayerNorm.weight", eps="1e-12", marker=None,
+           model_types=("bert", "roberta", "xlm-roberta", "electra", "camembert", "mpnet")),
+    Layout("vit", "ViT (Hugging Face; pre-LN, biases, GELU)", "intermediate.dense.weight", "output.dense.weight",
+           up_bias="intermediate.dense.bias", down_bias="output.dense.bias", norm="pre-ln",
+           norm_tensor="layernorm_after.weight", eps="1e-12", marker="layernorm_after.weight", model_types=("vit",)),
+    Layout("vit-timm", "ViT (timm; pre-LN, biases, GELU)", "mlp.fc1.weight", "mlp.fc2.weight", up_bias="mlp.fc1.bias",
+           down_bias="mlp.fc2.bias", norm="pre-ln", norm_tensor="norm2.weight", eps="1e-6", marker="norm2.weight"),
+    Layout("gpt2", "GPT-2 (Conv1D stored in x out; pre-LN, biases, tanh-GELU)", "mlp.c_fc.weight", "mlp.c_proj.weight",
+           up_bias="mlp.c_fc.bias", down_bias="mlp.c_proj.bias", transpose=True, activation="gelu_tanh", norm="pre-ln",
+           norm_tensor="ln_2.weight", model_types=("gpt2",)),
+    Layout("gpt-neox", "GPT-NeoX / Pythia (pre-LN, biases, GELU)", "mlp.dense_h_to_4h.weight",
+           "mlp.dense_4h_to_h.weight", up_bias="mlp.dense_h_to_4h.bias", down_bias="mlp.dense_4h_to_h.bias",
+           norm="pre-ln", norm_tensor="post_attention_layernorm.weight", model_types=("gpt_neox",)),
+    Layout("opt", "OPT (pre-LN, biases, ReLU)", "fc1.weight", "fc2.weight", up_bias="fc1.bias", down_bias="fc2.bias",
+           activation="relu", norm="pre-ln", norm_tensor="final_layer_norm.weight", model_types=("opt",)),
+    Layout("t5-gated", "T5 v1.1 / Flan-T5 (gated GeGLU wi_0/wi_1, pre-RMSNorm, no biases)",
+           "DenseReluDense.wi_1.weight", "DenseReluDense.wo.weight", gate="DenseReluDense.wi_0.weight",
+           activation="gelu_tanh", gated=True, norm="pre-rms", eps="1e-6", model_types=("t5", "mt5")),
+    Layout("t5", "T5 v1.0 (ReLU, pre-RMSNorm, no biases)", "DenseReluDense.wi.weight", "DenseReluDense.wo.weight",
+           activation="relu", norm="pre-rms", eps="1e-6", model_types=("t5", "mt5")),
+    Layout("llama", "LLaMA / Mistral / Qwen (SwiGLU, pre-RMSNorm)", "mlp.up_proj.weight", "mlp.down_proj.weight",
+           gate="mlp.gate_proj.weight", up_bias="mlp.up_proj.bias", down_bias="mlp.down_proj.bias",
+           activation="silu", gated=True, norm="pre-rms", eps="1e-6",
+           model_types=("llama", "mistral", "mixtral", "qwen2", "qwen3", "gemma", "gemma2", "gemma3_text")),
+    Layout("symabsorb", "symabsorb's own names (W_up, W_down, W_gate; a bare block)", "W_up", "W_down", gate="W_gate",
+           activation="gelu"),
 )
+
+#: Activation names of config.json (Hugging Face ``hidden_act`` and friends) and the functions they are.
+CONFIG_ACTIVATIONS = {"gelu": "gelu", "gelu_new": "gelu_tanh", "gelu_fast": "gelu_tanh", "gelu_pytorch_tanh": "gelu_tanh",
+                      "gelu_python": "gelu", "relu": "relu", "silu": "silu", "swish": "silu", "quick_gelu": "quickgelu",
+                      "tanh": "tanh", "sigmoid": "sigmoid", "mish": "mish", "elu": "elu", "leaky_relu": "leaky_relu",
+                      "relu2": "relu2", "gated-gelu": "gelu_tanh"}  # T5 v1.1: gated-gelu is gelu_new
+_GROUP = re.compile(r"^(.*?(?:^|[._/])(?:layers?|h|blocks?|block)[._/]\d+[._/])")
+_STRING_OK = re.compile(r'^[^"\\\n]*$')
 
 
 @dataclass(frozen=True)
@@ -47,11 +100,12 @@ class ScanTask:
     file: str
     prefix: str
     pattern: str
-    up: str
-    down: str
-    gate: str | None
-    transpose: bool
+    block_text: str  # the layer as a block of the spec language
+    block_name: str
+    spec_dir: str  # the scanned directory (weights named relative to it)
     activation: str
+    norm: str
+    assumptions: tuple[str, ...]
     budget: float | None
     kind: str = "scan"
 
@@ -64,48 +118,195 @@ def weight_files(directory: Path) -> list[Path]:
     return sorted(p for p in directory.rglob("*") if p.is_file() and p.suffix.lower() in WEIGHT_SUFFIXES)
 
 
-def find_layers(path: Path, names: Sequence[str], activation: str | None, budget: float | None) -> list[ScanTask]:
-    """One task per MLP layer whose tensor names match a pattern (first matching pattern wins)."""
+# ---- config.json (untrusted input) ---------------------------------------------------------------------
+
+
+def read_config(folder: Path) -> tuple[dict[str, Any], str | None]:
+    """``config.json`` beside the weights as plain values (model type, activation, epsilon, pre/post
+    norm), each checked for type; (values, a problem with the file or None). A missing file gives
+    ``{}``; a bad one is a problem stated per layer, never a crash."""
+    from ..errors import SymabsorbError
+    from ..paths import read_input
+
+    path = folder / "config.json"
+    if not path.is_file():
+        return {}, None
+    try:
+        raw = read_input(path, None, "config.json", max_bytes=MAX_CONFIG_BYTES, expected="a JSON object")
+        data = json.loads(raw.decode("utf-8"))
+    except (SymabsorbError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
+        return {}, f"config.json beside the weights is not usable ({type(err).__name__}): its values are not used"
+    if not isinstance(data, dict):
+        return {}, "config.json beside the weights is not a JSON object: its values are not used"
+    out: dict[str, Any] = {}
+    for key in ("model_type", "hidden_act", "activation_function", "hidden_activation", "feed_forward_proj",
+                "dense_act_fn"):
+        if isinstance(data.get(key), str) and len(data[key]) <= 64:
+            out[key] = data[key]
+    for key in ("layer_norm_eps", "layer_norm_epsilon", "rms_norm_eps"):
+        value = data.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 1:
+            out["eps"] = value
+            break
+    if isinstance(data.get("do_layer_norm_before"), bool):
+        out["do_layer_norm_before"] = data["do_layer_norm_before"]
+    return out, None
+
+
+def _config_activation(config: dict[str, Any], layout: Layout) -> str | None:
+    for key in ("hidden_act", "activation_function", "hidden_activation", "dense_act_fn"):
+        if key in config:
+            return CONFIG_ACTIVATIONS.get(config[key])
+    proj = config.get("feed_forward_proj")
+    if isinstance(proj, str):
+        return CONFIG_ACTIVATIONS.get(proj) or CONFIG_ACTIVATIONS.get(proj.removeprefix("gated-"))
+    return None
+
+
+# ---- layers ---------------------------------------------------------------------------------------------
+
+
+def _block_name(path: Path, directory: Path, prefix: str, taken: set[str]) -> str:
+    try:
+        rel = str(path.relative_to(directory).with_suffix(""))
+    except ValueError:
+        rel = path.stem
+    base = re.sub(r"[^A-Za-z0-9_]+", "_", f"{rel}_{prefix}").strip("_") or "layer"
+    if not base[0].isalpha():
+        base = "L_" + base
+    name, k = base, 2
+    while name in taken:
+        name, k = f"{base}_{k}", k + 1
+    taken.add(name)
+    return name
+
+
+def _eps_text(value: Any) -> str:
+    return repr(float(value)) if isinstance(value, float) else str(value)
+
+
+def find_layers(path: Path, names: Sequence[str], activation: str | None, budget: float | None,
+                directory: Path | None = None, config: dict[str, Any] | None = None,
+                config_problem: str | None = None, taken: set[str] | None = None) -> tuple[list[ScanTask], list[str]]:
+    """One task per MLP layer whose tensor names match a layout (the first matching layout wins), and
+    the layer groups (prefixes such as ``encoder.layer.3.``) in which none was found."""
+    directory = directory or path.parent
+    config = config or {}
+    taken = set() if taken is None else taken
     keys = set(names)
     tasks: list[ScanTask] = []
-    taken: set[str] = set()
+    used: set[str] = set()
     stat = path.stat()
-    for p in PATTERNS:
+    model_type = config.get("model_type")
+    for layout in LAYOUTS:
+        if model_type and layout.model_types and model_type not in layout.model_types:
+            continue  # config.json names another architecture
         for key in sorted(keys):
-            if not key.endswith(p.up) or key in taken:
+            if not key.endswith(layout.up) or key in used:
                 continue
-            prefix = key[: -len(p.up)]
+            prefix = key[: -len(layout.up)]
             if prefix and not prefix.endswith((".", "_", "/")):
                 continue  # `xfc1.weight` is not `fc1.weight`
-            down = prefix + p.down
-            if down not in keys:
+            if prefix + layout.down not in keys:
                 continue
-            gate = p.gate if p.gate is not None and prefix + p.gate in keys else None
-            act = activation or (p.activation if gate is not None or p.gate is None else "gelu")
-            taken.update({key, down})
-            tid = case_id("scan", str(path.resolve()), stat.st_size, stat.st_mtime_ns, prefix, p.name, act, budget)
-            tasks.append(ScanTask(tid, str(path.resolve()), prefix, p.name, p.up, p.down, gate, p.transpose, act,
-                                  budget))
-    return tasks
+            if layout.gate is not None and layout.gated and prefix + layout.gate not in keys:
+                continue
+            if layout.marker is not None and prefix.rsplit("intermediate.", 1)[0] + layout.marker not in keys \
+                    and prefix + layout.marker not in keys:
+                continue
+            task = _task(path, directory, prefix, layout, keys, activation, budget, config, config_problem, taken,
+                         stat)
+            used.update({key, prefix + layout.down})
+            if task is not None:
+                tasks.append(task)
+    groups = {m.group(1) for k in keys if (m := _GROUP.match(k))}
+    found = {t.prefix for t in tasks}
+    missing = sorted(g for g in groups if not any(p.startswith(g) or g.startswith(p) for p in found if p))
+    return tasks, missing
+
+
+def _task(path: Path, directory: Path, prefix: str, layout: Layout, keys: set[str], activation: str | None,
+          budget: float | None, config: dict[str, Any], config_problem: str | None, taken: set[str],
+          stat: Any) -> ScanTask | None:
+    assumptions: list[str] = []
+    if config_problem:
+        assumptions.append(config_problem)
+    act = activation
+    if act is None:
+        act = _config_activation(config, layout)
+        if act is None:
+            act = layout.activation
+            assumptions.append(f"activation {act} assumed (the {layout.family.split(' (')[0]} layout's usual one; "
+                               "no activation in a config.json beside the weights)")
+    gated = layout.gated and layout.gate is not None and prefix + layout.gate in keys
+    if layout.name == "symabsorb":
+        gated = prefix + "W_gate" in keys
+        if gated and activation is None:
+            act = "silu"
+    if layout.name == "llama" and config.get("model_type", "").startswith("gemma") and activation is None:
+        act = _config_activation(config, layout) or "gelu_tanh"
+    norm = layout.norm
+    if layout.name == "opt" and config.get("do_layer_norm_before") is False:
+        norm = "post-ln"
+    eps = config.get("eps")
+    eps_text = _eps_text(eps) if eps is not None else layout.eps
+    if norm != "none" and eps is None:
+        assumptions.append(f"normalisation epsilon {layout.eps} assumed (none in a config.json beside the weights)")
+    lines = [f"    activation: {act}", f'    weights: "{_rel(path, directory)}"', f'    prefix: "{prefix}"',
+             f'    up: "{layout.up}"', f'    down: "{layout.down}"']
+    if gated:
+        lines.append(f'    gate: "{layout.gate}"')
+    if layout.transpose:
+        lines.append("    transpose: true")
+    for field, name in (("up_bias", layout.up_bias), ("down_bias", layout.down_bias)):
+        if name is not None and prefix + name in keys:
+            lines.append(f'    {field}: "{name}"')
+    if norm != "none":
+        scale = layout.norm_tensor
+        if norm == "post-ln" and (scale is None or prefix + scale not in keys):
+            assumptions.append(f"no `{scale}` beside the layer: decided as the bare residual block (no LayerNorm)")
+            norm = "none"
+        else:
+            lines.append(f"    norm: {norm}")
+            lines.append(f"    eps: {eps_text}")
+            if norm == "post-ln" and scale is not None:
+                lines.append(f'    ln_gamma: "{scale}"')
+    if any(not _STRING_OK.match(x) for x in (prefix, _rel(path, directory))):
+        return None  # a name the spec language cannot quote: listed as an unmatched group
+    name = _block_name(path, directory, prefix, taken)
+    text = f"block {name} {{\n" + "\n".join(lines) + "\n}\n"
+    if gated:  # a gated unit g(W_gate x) ⊙ (W_up x) with the gate g = act
+        text = f"gated {name}_unit gate {act}\n" + text.replace(f"    activation: {act}\n",
+                                                                 f"    activation: {name}_unit\n", 1)
+    tid = case_id("scan", str(path.resolve()), stat.st_size, stat.st_mtime_ns, prefix, layout.name, text, budget)
+    return ScanTask(tid, str(path.resolve()), prefix, layout.name, text, name, str(directory.resolve()),
+                    act if not gated else f"{act} (gated)", norm, tuple(assumptions), budget)
+
+
+def _rel(path: Path, directory: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(directory.resolve()))
+    except ValueError:
+        return path.name
 
 
 def _decide(task: ScanTask) -> dict[str, Any]:
-    from ..dsl.syntax import WeightsDecl
-    from ..model.block import M_WIDTH, Block, D, Skip
-    from ..model.resolve import activation_from_text
+    from ..model import resolve_text
     from ..theory.library import default_library
+    from ..weights.certify import certificate_to_dict
     from ..weights.filedecide import decide_file_block
 
-    act = activation_from_text(task.activation)
-    path = Path(task.file)
-    decl = WeightsDecl(path.name, task.prefix or None, task.up, task.down, task.gate, task.transpose)
-    block = Block(task.label, act, D, M_WIDTH, Skip("identity"), weights=decl)
-    decision = decide_file_block(block, path.parent, default_library())
+    spec = resolve_text(task.block_text, str(Path(task.spec_dir) / "scan.absorb"))
+    block = spec.blocks[0]
+    decision = decide_file_block(block, Path(task.spec_dir), default_library())
     d = decision.derivation
     w = decision.weights
     out: dict[str, Any] = {"verdict": d.verdict.value, "decided_by": d.decided_by, "scope": d.scope,
-                           "d": int(w.w_up.shape[1]), "m": int(w.w_up.shape[0]), "gated": task.gate is not None,
-                           "nondegenerate": bool(getattr(decision.nondegeneracy, "holds", False))}
+                           "d": int(w.w_up.shape[1]), "m": int(w.w_up.shape[0]), "gated": w.w_gate is not None,
+                           "nondegenerate": bool(getattr(decision.nondegeneracy, "holds", False)),
+                           "question": list(d.assumptions[:1]), "assumptions": list(task.assumptions),
+                           "block": task.block_text, "block_name": task.block_name, "spec_dir": task.spec_dir,
+                           "norm": task.norm, "condition": d.condition_plain}
     search = decision.search
     if search is not None:
         for name in ("distance", "relative_distance"):
@@ -114,7 +315,7 @@ def _decide(task: ScanTask) -> dict[str, Any]:
                 out[name] = float(f"{float(value):.6g}")
     certificate = getattr(decision, "certificate", None)
     if certificate is not None:
-        out["certificate"] = str(getattr(certificate, "summary", certificate))[:500]
+        out["certificate"] = certificate_to_dict(certificate)
     return out
 
 
@@ -134,22 +335,30 @@ def scan_task(task: ScanTask) -> dict[str, Any]:
 
 def scan(directory: Path, store: Any, executor: Any, activation: str | None = None, budget: float | None = 300.0,
          progress: Any = None) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
-    """Decide every layer found under ``directory``; returns the layer records (sorted) and the files
-    that could not be read or held no MLP layer, with the reason."""
+    """Decide every layer found under ``directory``; returns the layer records (sorted) and what was
+    skipped, with the reason: files that could not be read or held no MLP layer, layer groups in which
+    no layout found an MLP, layers that failed or ran out of budget."""
     from ..dsl.errors import SymabsorbError
     from ..weights.io import read_tensors
 
     tasks: list[ScanTask] = []
     skipped: list[tuple[str, str]] = []
+    taken: set[str] = set()
+    configs: dict[Path, tuple[dict[str, Any], str | None]] = {}
     for path in weight_files(directory):
         try:
             names = list(read_tensors(path, keys=[]))  # the names only: no tensor is inflated here
         except SymabsorbError as err:
             skipped.append((str(path), str(err).splitlines()[0]))
             continue
-        found = find_layers(path, names, activation, budget)
+        if path.parent not in configs:
+            configs[path.parent] = read_config(path.parent)
+        config, problem = configs[path.parent]
+        found, missing = find_layers(path, names, activation, budget, directory, config, problem, taken)
         if not found:
-            skipped.append((str(path), "no tensor names matched an MLP layer pattern"))
+            skipped.append((str(path), "no tensor names matched an MLP layer layout"))
+        for group in missing:
+            skipped.append((str(path), f"tensor group `{group[:80]}` matches no MLP layout"))
         tasks.extend(found)
     pending = [(scan_task, t) for t in tasks if t.id not in store]
     done = len(tasks) - len(pending)
@@ -166,4 +375,41 @@ def scan(directory: Path, store: Any, executor: Any, activation: str | None = No
     executor.run(pending, record)
     ids = {t.id for t in tasks}
     records = sorted((r for r in store.records.values() if r.get("id") in ids), key=lambda r: (r["file"], r["layer"]))
+    for r in records:
+        if r.get("status") != "done":
+            skipped.append((str(r.get("file")), f"layer `{str(r.get('layer'))[:80]}`: {r.get('error', r.get('status'))}"))
     return records, skipped
+
+
+def verify_view(records: Sequence[dict[str, Any]], beside: Path | None = None) -> dict[str, Any] | None:
+    """The scan as a report ``symabsorb verify`` reads: the layers' blocks as one spec, one query per
+    layer with its verdict and certificate (None when no layer was decided). ``verify`` resolves the
+    spec beside the report, so the weights are named relative to ``beside`` (the report's directory):
+    a report outside the scanned tree names them by absolute path (``verify --allow-outside``)."""
+    import os
+
+    done = [r for r in records if r.get("status") == "done" and isinstance(r.get("block"), str)]
+    if not done:
+        return None
+    spec_dir = str(done[0].get("spec_dir"))
+    same = [r for r in done if r.get("spec_dir") == spec_dir]
+    where = Path(beside).resolve() if beside is not None else Path(spec_dir)
+
+    inside = where == Path(spec_dir) or Path(spec_dir).is_relative_to(where)
+    blocks, queries = [], []
+    for r in same:
+        block, cert = str(r["block"]), r.get("certificate")
+        m = re.search(r'weights: "([^"\\\n]*)"', block)
+        if m is not None:
+            target = Path(spec_dir) / m.group(1)
+            shown = os.path.relpath(target, where) if inside else str(target)
+            if _STRING_OK.match(shown):
+                block = block.replace(m.group(0), f'weights: "{shown}"')
+                if isinstance(cert, dict) and isinstance(cert.get("weights"), dict):
+                    cert = {**cert, "weights": {**cert["weights"], "file": shown}}
+        blocks.append(block)
+        queries.append({"query": f"absorb {r['block_name']}",
+                        "derivation": {"verdict": r["verdict"], "decided_by": r.get("decided_by"),
+                                       "certificate": cert, "witness": None}})
+    text = "".join(blocks)
+    return {"spec": {"path": str(where / "scan.absorb"), "text": text}, "queries": queries}
