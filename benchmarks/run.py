@@ -90,6 +90,44 @@ for _name, _args in (("classify_relu", ["classify", "relu"]), ("classify_gelu", 
                      ("prove_paper_html", ["prove", "examples/paper.absorb", "-o", "/tmp/symabsorb-bench.html"])):
     case(f"{_name}_vs_import_sympy", COMMAND_CASE.replace("ARGS", repr(_args)))
 
+INLINE = """
+import os, random, subprocess, tempfile
+from fractions import Fraction
+def spec_text(d, m, planted, seed=1):
+    # small random integers; planted: W_up[S] a signed permutation times powers of two and W_down[:, S] minus
+    # its inverse, so W_down[:,S] W_up[S,:] = -I exactly with short rationals (the spec stays ~8 d m numbers)
+    rng = random.Random(seed)
+    w_up = [[rng.randint(-3, 3) for _ in range(d)] for _ in range(m)]
+    w_down = [[Fraction(rng.randint(-3, 3), rng.randint(1, 2)) for _ in range(m)] for _ in range(d)]
+    if planted:
+        perm = list(range(d)); rng.shuffle(perm)
+        for r, j in enumerate(sorted(rng.sample(range(m), d))):
+            entry = rng.choice([-1, 1]) * Fraction(2) ** rng.randint(-3, 3)
+            w_up[j] = [entry if k == perm[r] else 0 for k in range(d)]
+            for i in range(d):
+                w_down[i][j] = -1 / entry if i == perm[r] else Fraction(0)
+    mat = lambda rows: "[" + ", ".join("[" + ", ".join(str(x) for x in row) + "]" for row in rows) + "]"
+    return (f"block b {{\\n  activation: relu\\n  dim: {d}\\n  width: {m}\\n  W_up: {mat(w_up)}\\n"
+            f"  W_down: {mat(w_down)}\\n}}\\nabsorb b\\n")
+"""
+
+for _d in (16, 32, 64):
+    for _kind in ("planted", "random"):
+        case(f"inline_relu_d{_d}_m{4 * _d}_{_kind}_vs_import_sympy", INLINE + f"""
+base = import_sympy_cpu()
+with tempfile.TemporaryDirectory() as tmp:
+    path = os.path.join(tmp, "block.absorb")
+    open(path, "w").write(spec_text({_d}, {4 * _d}, {_kind == "planted"}))
+    env = {{"SYMABSORB_CACHE_DIR": tmp, "SYMABSORB_NO_REPLAY": "1"}}
+    cmd = [sys.executable, "-m", "symabsorb", "prove", path]
+    cpu, peak = cpu_of(cmd, env)
+    out = subprocess.run(cmd, capture_output=True, text=True, env={{**os.environ, **env}}).stdout
+verdict = "not absorbable" if "not absorbable" in out else "absorbable" if " absorbable " in out else "other"
+assert verdict == ("absorbable" if {_kind == "planted"} else "not absorbable"), out[-400:]
+report(seconds=cpu, import_sympy_cpu=base, ratio=cpu / base, verdict=verdict, peak_mb=round(peak, 1),
+       target="<= 3x import sympy CPU" if {_d} == 32 else "", baseline="CPU s of `prove`, end to end, cold facts")
+""")
+
 case("catalog_facts", """
 from symabsorb.model import CATALOG, activation_from_text
 from symabsorb.analysis.engine import analyze

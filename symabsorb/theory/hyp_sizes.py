@@ -44,16 +44,64 @@ def _width_at_least_dim(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     return simple("width_at_least_dim", HypStatus.ASSUMED, f"$m \\ge {d}$", assumption=f"m ≥ {d}")
 
 
+def _primitive_rows(w_up: sp.MatrixBase) -> list[tuple[int, ...]] | None:
+    """Each row of a rational ``w_up`` as its primitive integer direction (scaled to integers exactly,
+    divided by the gcd, first nonzero entry positive): two nonzero rows are collinear iff these are
+    equal. None when an entry is not rational."""
+    import math
+
+    from sympy import QQ
+    from sympy.polys.matrices import DomainMatrix
+
+    rep = getattr(w_up, "_rep", None)  # the matrix's own DomainMatrix, not a rebuilt one
+    dm = rep if isinstance(rep, DomainMatrix) else DomainMatrix.from_Matrix(sp.Matrix(w_up))
+    if dm.domain != QQ:
+        if not dm.domain.is_ZZ and not all(v.is_Rational for v in w_up):
+            return None
+        dm = dm.convert_to(QQ)
+    keys = []
+    for row in dm.to_list():
+        den = 1
+        for v in row:
+            den = math.lcm(den, int(v.denominator))
+        ints = [int(v.numerator) * (den // int(v.denominator)) for v in row]
+        g = 0
+        for v in ints:
+            g = math.gcd(g, v)
+        g = g or 1
+        lead = next((v for v in ints if v != 0), 1)
+        sign = 1 if lead > 0 else -1
+        keys.append(tuple(sign * v // g for v in ints))
+    return keys
+
+
 def nondegeneracy(w_up: sp.MatrixBase, w_down: sp.MatrixBase) -> tuple[bool, str]:
     """Exact check of the hypothesis of Thms. 8/10: rows of W_up nonzero and pairwise non-collinear,
-    columns of W_down nonzero. Returns (holds, reason naming the offending rows/columns)."""
-    rows = [w_up.row(i) for i in range(w_up.rows)]
-    for i, r in enumerate(rows):
+    columns of W_down nonzero. Returns (holds, reason naming the offending rows/columns).
+
+    Rational weights: collinearity is equality of primitive integer directions (one pass, a dict);
+    other exact entries (``sqrt(2)``): pairwise ranks."""
+    from sympy.polys.matrices import DomainMatrix
+
+    def entries(m: sp.MatrixBase) -> list[list[Any]]:
+        rep = getattr(m, "_rep", None)  # the matrix's own DomainMatrix: its zeros are exact zeros
+        return rep.to_list() if isinstance(rep, DomainMatrix) else m.tolist()
+
+    for i, r in enumerate(entries(w_up)):
         if all(x == 0 for x in r):
             return False, f"row {i} of W_up is zero"
-    for j in range(w_down.cols):
-        if all(x == 0 for x in w_down.col(j)):
+    for j, c in enumerate(zip(*entries(w_down), strict=True)):
+        if all(x == 0 for x in c):
             return False, f"column {j} of W_down is zero"
+    keys = _primitive_rows(w_up)
+    if keys is not None:
+        seen: dict[tuple[int, ...], int] = {}
+        for j, key in enumerate(keys):
+            if key in seen:
+                return False, f"rows {seen[key]} and {j} of W_up are collinear"
+            seen[key] = j
+        return True, "rows of W_up are nonzero and pairwise non-collinear; columns of W_down are nonzero (exact)"
+    rows = [w_up.row(i) for i in range(w_up.rows)]
     for i in range(len(rows)):
         for j in range(i + 1, len(rows)):
             if sp.Matrix.vstack(rows[i], rows[j]).rank() < 2:
@@ -136,6 +184,9 @@ def exact_rank(m: sp.MatrixBase) -> int | None:
     from sympy.polys.domains import QQ
     from sympy.polys.matrices import DomainMatrix
 
+    rep = getattr(m, "_rep", None)  # the matrix's own DomainMatrix (rebuilding one cost 1 s at m = 128)
+    if isinstance(rep, DomainMatrix) and (rep.domain == QQ or rep.domain.is_ZZ):
+        return int(rep.convert_to(QQ).rank())
     if not all(x.is_Rational for x in m):
         return None
     return int(DomainMatrix.from_Matrix(sp.Matrix(m)).convert_to(QQ).rank())

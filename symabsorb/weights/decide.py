@@ -17,7 +17,7 @@ from ..theory.derivation import Derivation, DerivationStep, Verdict, Witness
 from ..theory.library import Library
 from ..theory.skips import skip_matrix
 from .search import SearchResult, exact_search, floor_text
-from .witness import flip_witness, max_relative_error
+from .witness import check_witness, flip_witness
 
 __all__ = ["decide_block", "decide_concrete"]
 
@@ -72,6 +72,7 @@ def decide_block(block: Block, derivation: Derivation) -> tuple[Derivation, Sear
         flipped = sp.Matrix(block.w_down[:, list(s)]) * sp.Matrix(block.w_up[list(s), :])
         exact = sp.simplify(-2 * c * flipped - m_skip) == sp.zeros(*m_skip.shape)
         witness = Witness(s, w_up, w_down, w_gate)
+        check = None
         if block.b_up is not None or block.b_down is not None or block.b_gate is not None:
             from .layers import biased_flip, exact_max_error
 
@@ -81,7 +82,8 @@ def decide_block(block: Block, derivation: Derivation) -> tuple[Derivation, Sear
             witness = Witness(s, w_up, w_down, None, b_up=b_up, b_down=b_down)
             error = exact_max_error(block, w_up, w_down, b_up, b_down, points=200)
         else:
-            error = max_relative_error(block, witness, points=200)
+            check = check_witness(block, witness, points=200)
+            error = check.error
         if not error <= WITNESS_TOLERANCE:
             from .filedecide import WitnessCheckError
 
@@ -96,11 +98,12 @@ def decide_block(block: Block, derivation: Derivation) -> tuple[Derivation, Sear
         if block.skip.kind == "centered":
             how += (" (weights of the reduced block: output weights $P\\,W_{\\mathrm{down}}$; LN depends on its "
                     "input only through $P$, so these absorb the post-LN layer)")
+        checked = check.text() if check is not None else \
+            f"max relative error {error:.2e} at 200 random points (40 digits)"
         verified = (f"exact: with $c = {sp.latex(c)}$, $-2c\\,W_{{\\mathrm{{down}}}}[:,S]W_{{\\mathrm{{up}}}}[S,:] = M$ "
                     "holds in rational arithmetic "
-                    f"and, with the proved identity of [{rid}], gives $B' = R$ identically; numeric: max relative error "
-                    f"{error:.2e} at 200 random points (40 digits)") if exact else \
-            f"numeric only: max relative error {error:.2e} at 200 random points"
+                    f"and, with the proved identity of [{rid}], gives $B' = R$ identically; checked: {checked}") \
+            if exact else f"checked only at points: {checked}"
         steps.append(DerivationStep(f"Witness: negate {how} with $S = {_fmt_set(s)}$ (units numbered from 0); "
                                     f"verified ({verified}).", (rid,),
                                     kind="argument"))
