@@ -442,16 +442,52 @@ def _check_progress(progress: object) -> None:
                             "progress(done, total, label) or None")
 
 
+def _check_near(near: object) -> float | None:
+    from .errors import ArgumentError
+
+    if near is None:
+        return None
+    if isinstance(near, bool) or not isinstance(near, (int, float)) or not near >= 0 or near == float("inf"):
+        raise ArgumentError(f"near={near!r}: expected a finite number >= 0 (the relative distance EPS to the "
+                            "index-set condition), or None")
+    return float(near)
+
+
+def _with_near(answer_: QueryAnswer, target: object, library_: Library, near: float | None,
+               base_dir: str) -> QueryAnswer:
+    """``answer_`` with the ``near`` step (:mod:`symabsorb.weights.near`) when it applies; the verdict unchanged."""
+    from dataclasses import replace
+
+    from .model.block import Block
+
+    if near is None or answer_.kind != "absorb" or answer_.derivation is None or not isinstance(target, Block):
+        return answer_
+    from .weights.near import near_derivation
+
+    return replace(answer_, derivation=near_derivation(target, answer_.derivation, library_, near, base_dir))
+
+
 def prove(spec: Spec | PathLike, *, budget: float | None = DEFAULT_BUDGET, theorems: Sequence[PathLike] = (),
           lib: Library | None = None, progress: Callable[[int, int, str], None] | None = None,
-          keyword: str | None = None) -> Report:
+          keyword: str | None = None, near: float | None = None) -> Report:
     """Answer every query of ``spec`` (a :class:`Spec`, a path, or spec text); with ``keyword``
-    only those it selects (pytest's ``-k``, see :func:`select`)."""
+    only those it selects (pytest's ``-k``, see :func:`select`). With ``near = EPS``, a block
+    decided by the index-set condition also says whether it is within ``EPS`` of it (relative Frobenius
+    distance), with the certified distance and the flip witness's measured error; verdicts unchanged."""
+    from dataclasses import replace
+
     from .report.build import build_report
 
     s = _spec(spec) if keyword is None else select(spec, keyword)
     _check_progress(progress)
-    return Report(build_report(s.resolved, s.text, _lib(lib, theorems), _check_budget(budget), progress))
+    eps = _check_near(near)
+    library_ = _lib(lib, theorems)
+    data = build_report(s.resolved, s.text, library_, _check_budget(budget), progress)
+    if eps is not None:
+        base_dir = os.path.dirname(s.resolved.path) or "."
+        data = replace(data, answers=tuple(_with_near(a, q.target, library_, eps, base_dir)
+                                           for q, a in zip(s.resolved.queries, data.answers, strict=True)))
+    return Report(data)
 
 
 def _target(s: Spec, name: str) -> Block | Stack:
@@ -469,11 +505,13 @@ def _target(s: Spec, name: str) -> Block | Stack:
 
 
 def absorb(spec: Spec | PathLike, name: str, *, budget: float | None = DEFAULT_BUDGET,
-           theorems: Sequence[PathLike] = (), lib: Library | None = None) -> Result:
+           theorems: Sequence[PathLike] = (), lib: Library | None = None, near: float | None = None) -> Result:
     """Decide one block or stack of ``spec``, with its weights when it has any; ``result.witness``
-    holds the residual-free weights when they exist (``result.write_witness(path)`` saves them)."""
+    holds the residual-free weights when they exist (``result.write_witness(path)`` saves them).
+    ``near = EPS``: as for :func:`prove`."""
     from .report.build import answer
 
+    eps = _check_near(near)
     s = _spec(spec)
     target = _target(s, name)
     library_ = _lib(lib, theorems)
@@ -482,7 +520,7 @@ def absorb(spec: Spec | PathLike, name: str, *, budget: float | None = DEFAULT_B
 
     a: QueryAnswer = answer(SpecQuery("absorb", target, None, f"absorb {name}"), library_, _check_budget(budget),
                             base_dir or ".")
-    return Result(a, library_)
+    return Result(_with_near(a, target, library_, eps, base_dir or "."), library_)
 
 
 def decide(activation: str | AnyActivation, w_up: Any = None, w_down: Any = None, *, w_gate: Any = None,

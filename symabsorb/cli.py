@@ -343,7 +343,7 @@ def _prove_one(args: argparse.Namespace, path: str, fmt: str, library: Any, targ
     selected = api.select(api.Spec(spec, text), args.keyword) if args.keyword else api.Spec(spec, text)
     queries = len(selected.resolved.queries)
     progress = _progress_bar(queries) if fmt == "terminal" or target else None
-    report = api.prove(selected, budget=args.budget, lib=library, progress=progress)
+    report = api.prove(selected, budget=args.budget, lib=library, progress=progress, near=args.near)
     rendered = _render(report, fmt, args.fragment, args.verbose)
     if target is not None:
         _write_atomic(target, rendered, protect=_inputs(path, spec) if path != "-" else [])
@@ -422,6 +422,16 @@ def _flag(name: str, help_: str) -> argparse.ArgumentParser:
     return parser
 
 
+def _near_eps(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
+    return value
+
+
 def _option_groups() -> dict[str, argparse.ArgumentParser]:
     """The options several commands share, each declared here once."""
     theorems = argparse.ArgumentParser(add_help=False)
@@ -440,8 +450,13 @@ def _option_groups() -> dict[str, argparse.ArgumentParser]:
     group.add_argument("--in-process", action="store_true", help="run every case in this process (no Dask)")
     group.add_argument("--results", metavar="DIR", help="results directory (one JSON line per case; a second run "
                        "resumes from it)")
+    near = argparse.ArgumentParser(add_help=False)
+    near.add_argument("--near", type=_near_eps, metavar="EPS",
+                      help="for concrete weights decided by an index-set condition: also say whether the nearest "
+                      "index set is within EPS of it (relative Frobenius distance), with the certified distance and "
+                      "the flip witness's measured error (float-planted weights); the verdict is unchanged")
     return {"run": _run_options(), "cluster-run": _run_options(CLUSTER_BUDGET_HELP), "theorems": theorems,
-            "specs": specs, "format": report_format, "cluster": cluster,
+            "specs": specs, "format": report_format, "cluster": cluster, "near": near,
             "gated": _flag("--gated", "EXPR is the gate g of a gated unit g(W_gate x) * (W_up x)"),
             "strict": _flag("--strict", "exit 1 when a verdict stays open"),
             "json": _flag("--json", "print JSON (docs/facts-json.md, docs/classify-json.md)")}
@@ -496,7 +511,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "(applied, hypothesis failed, undecided, cited, not tried)")
 
     pr = command("prove", "answer every query of specs and write a report", cmd_prove,
-                 "specs", "format", "strict", "theorems", "run")
+                 "specs", "format", "strict", "theorems", "near", "run")
     pr.add_argument("-o", "--output", metavar="FILE_OR_DIR", help="write the report to FILE (atomically); with a "
                     "directory (existing, or ending in /), one report per spec: DIR/SPEC.md (or --format's extension)")
     pr.add_argument("-k", dest="keyword", metavar="PATTERN", help="only the queries whose text matches PATTERN, as "
@@ -505,7 +520,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "terminal (the default is one summary line per query)")
     pr.add_argument("--fragment", action="store_true", help="LaTeX: only the body, to paste into a paper")
 
-    ab = command("absorb", "find and write the absorbing weights of one block", cmd_absorb, "theorems", "run")
+    ab = command("absorb", "find and write the absorbing weights of one block", cmd_absorb, "theorems", "near", "run")
     ab.add_argument("spec")
     ab.add_argument("--block", required=True, metavar="NAME", help="the block (or stack) to absorb")
     ab.add_argument("-o", "--output", metavar="FILE", help="witness.safetensors or witness.npz")
@@ -680,7 +695,7 @@ def cmd_absorb(args: argparse.Namespace) -> int:
     if args.output:
         _witness_needs(args.output)
     spec, text = _read_spec(args.spec)
-    result = absorb(Spec(spec, text), args.block, budget=args.budget, lib=_library(args))
+    result = absorb(Spec(spec, text), args.block, budget=args.budget, lib=_library(args), near=args.near)
     sys.stdout.write(result.render(_terminal_format(), color=sys.stdout.isatty(), width=_width()))
     if result.verdict != "absorbable" or result.witness is None:
         print(f"\nno witness: the verdict for `{args.block}` is {result.verdict}")
