@@ -288,7 +288,7 @@ def test_a_coefficient_that_may_vanish_never_gives_not_absorbable(spec: str) -> 
 
 
 @pytest.mark.parametrize("text, point", [("sin(z)/z", 0), ("(z^2-1)/(z-1)", 1), ("z + exp(-1/z^2)", 0),
-                                         ("log(z^2)", 0), ("sqrt(z)", None), ("log(z)", None)])
+                                         ("log(z^2)", 0)])  # sqrt(z), log(z): errors (test_frontier.py)
 def test_an_activation_without_a_value_somewhere_gets_no_verdict(text: str, point: int | None) -> None:
     """σ must be a real function on all of R: where it has no finite real value, every verdict
     would be about something else (found by the adversarial review)."""

@@ -24,6 +24,7 @@ from ..paths import confine, note_checked
 from .activation import Activation, AnyActivation, Domain, GatedActivation, Parameter, ParameterSymbol
 from .block import L_DEPTH, M_WIDTH, NORMS, Block, D, ResolvedSpec, Skip, SpecQuery, Stack
 from .catalog import CATALOG, catalog_source
+from .domain import nonreal_stretches
 from .functions import BUILTIN_FUNCTIONS, CONSTANTS, Z
 from .space import MAX_GRID, MAX_SIZE, OPERATORS, ParameterRange, Space
 
@@ -520,12 +521,55 @@ def _declare_activation(d: s.ActivationDef, scope: Scope, source: str) -> _Templ
         params.append((p.name, sym, default, constraint))
     builder = _ExprBuilder(scope, d.var, {name: sym for name, sym, _, _ in params}, self_name=d.name)
     body = builder.build(d.body)
+    defaults = {sym: v for _, sym, v, _ in params if v is not None}
+    _check_real_on_half_lines(body.xreplace(defaults), d.body, builder, defaults)
     return _Template(d.name, False, tuple(params), body, None, source, d.span, domains)
+
+
+def _check_real_on_half_lines(body: sp.Expr, node: s.Expr, builder: _ExprBuilder,
+                              defaults: dict[sp.Symbol, sp.Expr] | None = None) -> None:
+    """A spec error when σ is proved non-real on a whole half-line (``log(z)``, ``sqrt(z)``): no
+    value at one point would repair it. Bounded stretches are left to the prover (``open``)."""
+    for nr in nonreal_stretches(body):
+        if nr.unbounded:
+            at = _source_node(node, nr.source, builder, defaults or {}) or node
+            side = f"z < {sp.sstr(nr.hi)}" if nr.lo is None and nr.hi is not None else (
+                f"z > {sp.sstr(nr.lo)}" if nr.lo is not None else "every real z")
+            raise SpecValueError(f"the activation is not real-valued for {side}", at.span, f"`{_short(at)}`, whose "
+                                 f"argument {sp.sstr(nr.argument)} is negative there (the value at "
+                                 f"z = {sp.sstr(nr.point)} is not real)", "an activation real on all of R",
+                                 "an activation is a function R -> R: write e.g. sqrt(abs(z)), log(1 + z^2), "
+                                 "or `if z >= 0 then ... else ...` with a real value on each side")
+
+
+def _source_node(node: s.Expr, source: sp.Expr, builder: _ExprBuilder,
+                 defaults: dict[sp.Symbol, sp.Expr]) -> s.Expr | None:
+    stack: list[object] = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (s.Call, s.Binary)) and (
+                (isinstance(n, s.Call) and n.func in ("log", "sqrt")) or (isinstance(n, s.Binary) and n.op == "^")):
+            try:
+                if builder.build(n).xreplace(defaults) == source:
+                    return n
+            except SpecError:
+                pass
+        if isinstance(n, s.Call):
+            stack.extend(reversed(n.args))
+        elif isinstance(n, (s.Binary, s.Compare, s.BoolOp)):
+            stack.extend((n.right, n.left))
+        elif isinstance(n, s.Unary):
+            stack.append(n.operand)
+        elif isinstance(n, s.IfExpr):
+            stack.extend((n.orelse, n.then, n.cond))
+    return None
 
 
 def _declare_gated(d: s.GatedDef, scope: Scope, source: str) -> _Template:
     if isinstance(d.gate, s.InlineGate):
-        body = _ExprBuilder(scope, d.gate.var, {}, self_name=d.name).build(d.gate.body)
+        gate_builder = _ExprBuilder(scope, d.gate.var, {}, self_name=d.name)
+        body = gate_builder.build(d.gate.body)
+        _check_real_on_half_lines(body, d.gate.body, gate_builder)
         gate = Activation(f"{d.name}.gate", body, (), source, d.gate.span)
     else:
         gate_act = _activation_ref(d.gate, scope, want_gated=False)
@@ -1125,7 +1169,9 @@ def activation_from_text(text: str, gated: bool = False) -> AnyActivation:
             act = _activation_ref(s.ActRef(node.id, (), node.span), scope)
         else:
             var = _guess_variable(node, scope)
-            body = _ExprBuilder(scope, var, {}).build(node)
+            builder = _ExprBuilder(scope, var, {})
+            body = builder.build(node)
+            _check_real_on_half_lines(body, node, builder)
             act = Activation(text.strip(), body, (), f"activation f({var}) = {format_expr(node)}", node.span)
     except SpecError as err:
         raise err.with_source(text) from None

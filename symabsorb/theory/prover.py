@@ -18,6 +18,7 @@ from ..analysis.engine import analyze
 from ..analysis.facts import Evidence
 from ..model.activation import Activation, AnyActivation, GatedActivation
 from ..model.block import M_WIDTH, Block, D, Question, Skip, Stack
+from ..model.domain import NonReal, nonreal_stretches
 from ..model.functions import Z
 from .derivation import (
     CandidateOutcome,
@@ -234,6 +235,17 @@ def _undefined(target: Block | Stack) -> tuple[str, sp.Expr] | None:
     return None
 
 
+def _nonreal(target: Block | Stack) -> tuple[str, NonReal] | None:
+    """An activation of ``target`` (or its gate) proved non-real at a point."""
+    blocks = target.blocks if isinstance(target, Stack) else (target,)
+    for b in blocks:
+        expr = _expr(b.activation)
+        found = () if expr is None else nonreal_stretches(expr)
+        if found:
+            return b.activation.name, found[0]
+    return None
+
+
 def _expr(act: AnyActivation | None) -> sp.Expr | None:
     if act is None:
         return None
@@ -276,6 +288,14 @@ def prove(target: Block | Stack, query: str = "", library: Library | None = None
         act = target.activation
         kind = "block"
     query = query or f"absorb {target.name}"
+    nonreal = _nonreal(target)
+    if nonreal is not None:
+        name, nr = nonreal
+        return _open(query, target.name, kind, act, [], setting,
+                     f"The activation `{name}` is not real-valued: $\\sigma({sp.latex(nr.point)})$ is not real (its "
+                     f"imaginary part lies in {nr.imaginary}, a rigorous enclosure), and the argument of "
+                     f"${sp.latex(nr.source)}$ is negative on ${nr.interval_latex()}$. Every result is about real "
+                     "functions σ: R → R, so none applies.")
     if isinstance(target, Block) and target.norm in ("post-ln", "post-rms"):
         return _post_norm(target, query, library, budget, setting, act)
     hole = _undefined(target)

@@ -1,0 +1,207 @@
+"""Where an activation is real-valued: stretches of R on which σ takes non-real values.
+
+Every result of the library is about real functions ``σ : R → R``. A square root, a logarithm or a
+fractional power of an argument that goes negative makes σ complex there (SymPy's principal
+branch: ``sqrt(−1) = i``, ``log(−2) = log 2 + iπ``), and then no verdict about real MLPs applies.
+
+Candidates come from exact algebra: for each ``sqrt(u)``, ``log(u)``, ``u^(p/q)`` whose argument ``u``
+is a polynomial in ``z`` with rational coefficients, the intervals between consecutive real roots
+where ``u < 0`` (decided by the exact sign of ``u`` at a rational point inside). A candidate is
+confirmed only at an exact rational point ``q``: σ is evaluated there exactly (SymPy decides the
+cases of ``max``/``if`` at a rational point), then in complex ball arithmetic (python-flint
+``acb``); σ is proved non-real at ``q`` when the ball of the imaginary part excludes 0. The stretch
+reported is where the argument is negative (σ itself may be real at some of its points). Nothing
+here proves that σ *is* real elsewhere.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import sympy as sp
+
+from .functions import Z
+
+__all__ = ["NonReal", "nonreal_stretches"]
+
+#: Precisions (bits) of the complex enclosure, tried in turn.
+_PRECISIONS = (64, 256, 1024)
+#: Largest degree of a polynomial argument whose real roots are isolated exactly.
+_MAX_DEGREE = 8
+
+
+@dataclass(frozen=True)
+class NonReal:
+    """σ is proved non-real at ``point``; ``source``'s argument is negative on ``(lo, hi)``
+    (``None``: unbounded on that side)."""
+
+    source: sp.Expr
+    argument: sp.Expr
+    lo: sp.Expr | None
+    hi: sp.Expr | None
+    point: sp.Rational
+    imaginary: str  # the enclosure of Im σ(point), flint's notation
+
+    @property
+    def unbounded(self) -> bool:
+        return self.lo is None or self.hi is None
+
+    def interval_text(self) -> str:
+        lo = "−∞" if self.lo is None else sp.sstr(self.lo)
+        hi = "+∞" if self.hi is None else sp.sstr(self.hi)
+        return f"({lo}, {hi})"
+
+    def interval_latex(self) -> str:
+        lo = "-\\infty" if self.lo is None else sp.latex(self.lo)
+        hi = "+\\infty" if self.hi is None else sp.latex(self.hi)
+        return f"({lo}, {hi})"
+
+    def describe(self) -> str:
+        what = "log" if isinstance(self.source, sp.log) else (
+            "sqrt" if isinstance(self.source, sp.Pow) and self.source.exp == sp.S.Half else "the fractional power")
+        return (f"σ is not real-valued: Im σ({sp.sstr(self.point)}) ∈ {self.imaginary} (a rigorous enclosure "
+                f"excluding 0); the argument of {what}, {sp.sstr(self.argument)}, is negative on "
+                f"{self.interval_text()}")
+
+
+def _sources(expr: sp.Expr) -> list[tuple[sp.Expr, sp.Expr]]:
+    out: list[tuple[sp.Expr, sp.Expr]] = []
+    for node in sp.preorder_traversal(expr):
+        if isinstance(node, sp.log):
+            out.append((node, node.args[0]))
+        elif isinstance(node, sp.Pow) and node.exp.is_Rational and not node.exp.is_Integer:
+            out.append((node, node.base))
+    return list(dict.fromkeys(out))
+
+
+def _negative_stretches(u: sp.Expr) -> list[tuple[sp.Expr | None, sp.Expr | None, sp.Rational]]:
+    """The maximal open intervals where the rational polynomial ``u`` is negative, each with a
+    rational point inside (exactly checked)."""
+    if not u.has(Z) or u.free_symbols - {Z}:
+        return []
+    try:
+        poly = sp.Poly(u, Z)
+    except sp.PolynomialError:
+        return []
+    if not 1 <= poly.degree() <= _MAX_DEGREE or not all(c.is_Rational for c in poly.all_coeffs()):
+        return []
+    roots = sorted(set(sp.Poly(u, Z, domain="QQ").real_roots()), key=lambda r: float(r))
+    bounds: list[sp.Expr | None] = [None, *roots, None]
+    out = []
+    for lo, hi in zip(bounds, bounds[1:], strict=False):
+        q = _rational_between(lo, hi)
+        if q is None:
+            continue
+        if poly.eval(q) < 0:  # exact rational arithmetic
+            out.append((lo, hi, q))
+    return out
+
+
+def _rational_between(lo: sp.Expr | None, hi: sp.Expr | None) -> sp.Rational | None:
+    if lo is None and hi is None:
+        return sp.S.Zero
+    if lo is None:
+        assert hi is not None
+        return sp.Integer(math.floor(float(hi)) - 1)
+    if hi is None:
+        return sp.Integer(math.ceil(float(lo)) + 1)
+    for den in (1, 2, 4, 16, 256, 2**16, 2**32):
+        q = sp.Rational(round((float(lo) + float(hi)) / 2 * den), den)
+        if bool(q > lo) and bool(q < hi):  # exact comparisons with algebraic numbers
+            return q
+    return None
+
+
+def _flint() -> Any:
+    import flint
+
+    return flint
+
+
+class _NotNumeric(Exception):
+    pass
+
+
+def _acb(flint: Any, e: sp.Basic) -> Any:
+    acb = flint.acb
+    if e.is_Rational:
+        return acb(flint.fmpq(int(e.p), int(e.q)))  # type: ignore[attr-defined]
+    if e is sp.I:
+        return acb(0, 1)
+    if e is sp.pi:
+        return acb.pi()
+    if e is sp.E:
+        return acb(1).exp()
+    if isinstance(e, sp.Add):
+        out = acb(0)
+        for a in e.args:
+            out += _acb(flint, a)
+        return out
+    if isinstance(e, sp.Mul):
+        out = acb(1)
+        for a in e.args:
+            out *= _acb(flint, a)
+        return out
+    if isinstance(e, sp.Pow):
+        base = _acb(flint, e.base)
+        if e.exp.is_Integer:
+            n = int(e.exp)
+            if abs(n) > 10**4:
+                raise _NotNumeric("exponent too large")
+            return base ** n
+        if e.exp.is_Rational:
+            return base ** acb(flint.fmpq(int(e.exp.p), int(e.exp.q)))
+        return base ** _acb(flint, e.exp)
+    unary = {sp.exp: "exp", sp.log: "log", sp.erf: "erf", sp.erfc: "erfc", sp.tanh: "tanh", sp.sinh: "sinh",
+             sp.cosh: "cosh", sp.sin: "sin", sp.cos: "cos", sp.atan: "atan"}
+    name = unary.get(type(e))
+    if name is not None:
+        v = _acb(flint, e.args[0])
+        if name == "log" and v.contains(0):
+            raise _NotNumeric("log of a ball containing 0")
+        return getattr(v, name)()
+    if isinstance(e, sp.Abs):
+        return acb(abs(_acb(flint, e.args[0])))
+    raise _NotNumeric(f"cannot enclose {type(e).__name__}")
+
+
+def _imaginary_part(value: sp.Expr) -> str | None:
+    """The enclosure of ``Im value`` when it excludes 0, else None."""
+    flint = _flint()
+    old = flint.ctx.prec
+    try:
+        for prec in _PRECISIONS:
+            flint.ctx.prec = prec
+            try:
+                v = _acb(flint, value)
+            except (_NotNumeric, ZeroDivisionError, ValueError, OverflowError):
+                return None
+            im = v.imag
+            if im.is_finite() and not im.contains(0):
+                return str(im.str(12))
+    finally:
+        flint.ctx.prec = old
+    return None
+
+
+@functools.lru_cache(maxsize=512)
+def nonreal_stretches(expr: sp.Expr) -> tuple[NonReal, ...]:
+    """Stretches where σ is proved non-real (at a rational point inside each), in order."""
+    if expr.free_symbols - {Z}:
+        return ()
+    out: list[NonReal] = []
+    for source, u in _sources(expr):
+        for lo, hi, q in _negative_stretches(u):
+            try:
+                value = expr.xreplace({Z: q})
+            except (ZeroDivisionError, ValueError, TypeError):
+                continue
+            if not isinstance(value, sp.Expr) or value.free_symbols or value.has(sp.nan, sp.zoo, sp.oo):
+                continue
+            im = _imaginary_part(value)
+            if im is not None:
+                out.append(NonReal(source, u, lo, hi, q, im))
+    return tuple(out)

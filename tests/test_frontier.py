@@ -1,0 +1,76 @@
+"""Issue 20, the theory frontier: inputs the engine could not decide (or decided wrongly), each with
+its true answer; non-real activations; Sym(σ) for kinks away from 0, piecewise polynomials and
+logarithmic growth."""
+
+from __future__ import annotations
+
+import pytest
+import sympy as sp
+
+from symabsorb.analysis.symmetry import symmetry_fact
+from symabsorb.errors import SpecError
+from symabsorb.model import Z, activation_from_text, resolve_text
+from symabsorb.model.domain import nonreal_stretches
+from symabsorb.theory.derivation import Verdict
+from symabsorb.theory.prover import classify
+
+
+def _verdict(text: str, gated: bool = False) -> tuple[Verdict, str | None, str]:
+    d = classify(activation_from_text(text, gated=gated))
+    return d.verdict, d.decided_by, d.scope
+
+
+# ---- non-real activations ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [
+    "sqrt((z-20)^2 - 1) + sqrt((z+20)^2 - 1)",  # even: L-parity answered `impossible`
+    "sqrt((z-20)^2 - 1) + z",
+    "sqrt((z-20)^2 - 1) + max(0, z)",
+])
+def test_a_bounded_nonreal_stretch_is_open_with_the_interval(text: str) -> None:
+    d = classify(activation_from_text(text))
+    assert d.verdict is Verdict.OPEN
+    last = d.steps[-1].text
+    assert "not real-valued" in last and "(19, 21)" in last
+
+
+def test_a_bounded_nonreal_gate_is_open() -> None:
+    assert _verdict("sqrt((z-20)^2 - 1) + 1", gated=True)[0] is Verdict.OPEN
+
+
+def test_nonreal_stretches_are_exact() -> None:
+    (nr,) = nonreal_stretches(sp.sqrt(Z**2 - 2) + Z)
+    assert (nr.lo, nr.hi) == (-sp.sqrt(2), sp.sqrt(2)) and -nr.hi < nr.point < nr.hi
+
+
+@pytest.mark.parametrize("expr", [
+    sp.Piecewise((sp.sqrt(Z), Z >= 0), (-sp.sqrt(-Z), True)),  # the signed square root is real
+    sp.sqrt(Z**2 + 1), sp.log(1 + Z**2), sp.sqrt(sp.Abs(Z)), sp.Abs(Z) ** sp.Rational(1, 3),
+])
+def test_real_activations_have_no_nonreal_stretch(expr: sp.Expr) -> None:
+    assert nonreal_stretches(expr) == ()
+
+
+@pytest.mark.parametrize("text, col, where", [
+    ("activation a(z) = 1 + log(z)\n", 23, "z < 0"),
+    ("activation a(z) = z + sqrt(z)\n", 23, "z < 0"),
+    ("activation a(z; c = 2) = z + (z - c)^(1/2)\n", 31, "z < 2"),
+    ("activation a(z) = sqrt(z^2 + 1) + sqrt(z - 3)\n", 35, "z < 3"),
+    ("gated a gate (z) = 1 + sqrt(-z)\n", 24, "z > 0"),
+])
+def test_a_nonreal_half_line_is_a_positioned_error(text: str, col: int | None, where: str) -> None:
+    with pytest.raises(SpecError) as err:
+        resolve_text(text)
+    assert f"not real-valued for {where}" in str(err.value)
+    if col is not None:
+        assert err.value.span is not None and err.value.span.column == col
+
+
+def test_a_nonreal_half_line_in_a_classify_expression_is_an_error() -> None:
+    with pytest.raises(SpecError, match="not real-valued for z < 0"):
+        activation_from_text("log(z)")
+
+
+def test_the_signed_square_root_is_accepted() -> None:
+    resolve_text("activation s(z) = if z >= 0 then sqrt(z) else -sqrt(-z)\n")
