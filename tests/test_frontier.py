@@ -74,3 +74,51 @@ def test_a_nonreal_half_line_in_a_classify_expression_is_an_error() -> None:
 
 def test_the_signed_square_root_is_accepted() -> None:
     resolve_text("activation s(z) = if z >= 0 then sqrt(z) else -sqrt(-z)\n")
+
+
+# ---- Sym(σ): kinks away from 0, parts with kinks, one kink at 0, logarithmic growth ----------------------
+
+
+@pytest.mark.parametrize("text, verdict, decided_by, constant", [
+    # kinks at ±1, odd part z: R-linear-odd's iff with −I/2
+    ("max(0,z-1) + max(0,-z-1) + z", Verdict.CONDITIONAL, "R-linear-odd", sp.Integer(1)),
+    # odd: the even part is 0, the odd part has kinks at ±1 (not a polynomial): R-no-flip
+    ("max(0,z-1) - max(0,-z-1) + z", Verdict.IMPOSSIBLE, "R-no-flip", None),
+    # degree bound 2 from |log(1 + z²)| ≤ C(1 + |z|); odd Taylor coefficients past 2: R-no-flip
+    ("z*log(1+z^2) + z", Verdict.IMPOSSIBLE, "R-no-flip", None),
+    # the family (μ, |μ|) with remainders (1 − μ²)t³, (1 + μ²)t³: no linear part, R-no-flip
+    ("abs(z) + z^3", Verdict.IMPOSSIBLE, "R-no-flip", None),
+])
+def test_sym_coverage_examples(text: str, verdict: Verdict, decided_by: str, constant: sp.Expr | None) -> None:
+    d = classify(activation_from_text(text))
+    assert (d.verdict, d.decided_by) == (verdict, decided_by)
+    if verdict is Verdict.CONDITIONAL:
+        assert (d.sufficient, d.necessary, d.scope) == ("proved", "proved", "nondegenerate weights")
+        assert d.condition_constant == constant and d.condition is not None and "- \\frac{1}{2}" in d.condition
+    else:
+        assert d.scope == "nondegenerate weights"
+
+
+def test_softshrink_odd_part_is_refuted_by_its_kinks() -> None:
+    f = symmetry_fact(activation_from_text("softshrink").expr)
+    assert f.evidence.proved and f.kind == "no-flip"
+    assert [c.describe() for c in f.kept] == ["(1, 1)", "(-1, -1)"]
+
+
+def test_one_kink_at_zero_gives_a_closed_form_family() -> None:
+    from symabsorb.analysis.symmetry import MU_NEG, MU_POS
+
+    f = symmetry_fact(activation_from_text("max(0,z) + z^3").expr)
+    assert f.evidence.proved
+    rems = {c.mu: c.remainder for c in f.kept}
+    assert sp.expand(rems["mu>0"] - (1 - MU_POS**2) * Z**3) == 0
+    assert sp.expand(rems["mu<0"] - (Z + (1 + MU_NEG**2) * Z**3)) == 0
+    # the remainders are right: σ(t) − σ(μt)/|μ| at sample points, exactly
+    sigma = activation_from_text("max(0,z) + z^3").expr
+    for mu in (sp.Rational(3, 2), sp.Rational(-2, 3), sp.Integer(-3)):
+        rem = rems["mu>0" if mu > 0 else "mu<0"].xreplace({MU_POS: mu, MU_NEG: mu})
+        for t in (sp.Rational(-5, 3), sp.Rational(7, 4)):
+            assert sigma.xreplace({Z: t}) - sigma.xreplace({Z: mu * t}) / abs(mu) == rem.xreplace({Z: t})
+    # a continuum with a varying cubic part: none of the finite-remainder corollaries applies
+    d = classify(activation_from_text("max(0,z) + z^3"))
+    assert d.verdict is Verdict.OPEN or d.decided_by not in ("R-linear-odd", "R-polynomial-odd")

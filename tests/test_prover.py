@@ -112,7 +112,7 @@ def test_no_flip_is_impossible_for_nondegenerate_weights(expr: str) -> None:
     assert d["degenerate_case"] and "thm-R" in d["cited"] and "lemma-R" in d["cited"]
 
 
-@pytest.mark.parametrize("expr", ["abs(z) + z^3"])
+@pytest.mark.parametrize("expr", ["max(0, z) + z^3"])  # abs(z) + z^3: R-no-flip (test_frontier.py)
 def test_open_with_reasons(expr: str) -> None:
     d = classified(expr)
     assert d["verdict"] == "open" and d["decided_by"] is None

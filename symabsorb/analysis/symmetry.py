@@ -157,6 +157,11 @@ def _degree(e: sp.Expr) -> int | None:
         return None if any(p is None for p in parts) else sum(p for p in parts if p is not None)
     if isinstance(e, sp.Abs):
         return _degree(e.args[0])
+    if isinstance(e, sp.log) and isinstance(e.args[0], sp.Add) and _bounded_below_by_positive(e.args[0]):
+        # c ≤ u ≤ C(1 + |z|^n) with c > 0: |log u| ≤ max(|log c|, log C + n·log(1 + |z|)) ≤ C'(1 + |z|)
+        inner = _degree(e.args[0])
+        if inner is not None:
+            return 0 if inner == 0 else 1
     if isinstance(e, sp.log) and isinstance(e.args[0], sp.Add):
         # log(c + exp(u)), c > 0 constant: between log c and log(c + 1) + max(u, 0)
         const = sum((a for a in e.args[0].args if not a.has(Z)), sp.S.Zero)
@@ -179,6 +184,13 @@ def _degree(e: sp.Expr) -> int | None:
         parts = [_degree(branch) for branch, _ in e.args]
         return None if any(p is None for p in parts) else max(p for p in parts if p is not None)
     return None
+
+
+def _bounded_below_by_positive(u: sp.Expr) -> bool:
+    """``u = c + (terms proved nonnegative)`` with a constant ``c > 0`` (so ``u ≥ c > 0`` on R)."""
+    const = sum((a for a in u.args if not a.has(Z)), sp.S.Zero)
+    rest = [a for a in u.args if a.has(Z)]
+    return bool(const.is_positive) and all(a.is_nonnegative for a in rest)
 
 
 @functools.lru_cache(maxsize=512)
@@ -347,6 +359,14 @@ def _part_polynomial(expr: sp.Expr, which: str, n: int, sides: tuple[tuple[sp.Ex
                 why = f"k > N = {n}" if k > n else f"k = {k} has the wrong parity for an {name} polynomial"
                 return Status.REFUTED, None, (f"its right-hand Taylor coefficient at 0 of order {k} is nonzero "
                                               f"({sp.sstr(simplified(ck))}) and {why}")
+    part = (expr + (1 if which == "e" else -1) * expr.xreplace({Z: -Z})) / 2
+    part_form = piecewise_form(part)
+    if part_form is not None:
+        part_kinks, _ = _kinks(part_form)
+        if part_kinks:
+            return Status.REFUTED, None, (f"the {name} part is piecewise analytic and not analytic at z = "
+                                          f"{sp.sstr(part_kinks[0])} (its one-sided derivatives differ exactly "
+                                          "there), while a polynomial is analytic everywhere")
     split = parity_split(expr)
     if split is not None:
         parts = [s.even if which == "e" else s.odd for s in split.segments]
@@ -385,6 +405,52 @@ def _nonpolynomial_step(ev: Evidence, n: int, coeffs: tuple[sp.Expr, ...] | None
     if ev.refuted:
         return Step("σ is not a polynomial (polynomial fact: " + "; ".join(s.text for s in ev.steps) + ")")
     return None
+
+
+# ---- one kink at 0 in the linear term: a continuous family -----------------------------------------
+
+#: The scale of a family of symmetries, by sign (Greek names: no spec parameter can be called so).
+MU_POS = sp.Symbol("μ", positive=True)
+MU_NEG = sp.Symbol("μ", negative=True)
+
+
+def _linear_kink_family(form: PiecewiseForm, steps: list[Step], n: int) -> SymmetryFact | None:
+    """σ = R(t) on t > 0 and L(t) on t < 0, both polynomials, continuous at 0, differing only in
+    the linear coefficient (``abs(z) + z^3``, ``max(0, z) + z^3``).
+
+    One polynomial ``P`` equals ``σ(μt) − κσ(t)`` on both sides of 0, so the coefficients agree for
+    every ``k``: ``(μ^k − κ)(R_k − L_k) = 0`` (μ > 0) and ``(μ^k + κ)(L_k − R_k) = 0`` (μ < 0). With
+    ``R_k = L_k`` for every ``k ≠ 1`` and ``R_1 ≠ L_1`` this forces ``κ = |μ|``, and then every such
+    ``(μ, |μ|)`` is a symmetry: with ``P₀ = Σ_{k≠1} R_k t^k`` the remainder ``σ(t) − σ(μt)/|μ|`` is
+    ``P₀(t) − P₀(μt)/μ`` (μ > 0) and ``P₀(t) + P₀(μt)/μ + (R_1 + L_1)t`` (μ < 0), polynomials."""
+    if len(form.pieces) != 2 or form.breakpoints != (sp.S.Zero,):
+        return None
+    left, right = (sp.expand(p.expr) for p in form.pieces)
+    if not (left.is_polynomial(Z) and right.is_polynomial(Z)):
+        return None
+    pr, pl = sp.Poly(right, Z), sp.Poly(left, Z)
+    diff = sp.Poly(right - left, Z)
+    signs = {k: exact_sign(c) for (k,), c in diff.terms()}
+    if any(sg is None for sg in signs.values()) or {k for k, sg in signs.items() if sg != 0} != {1}:
+        return None
+    r1, l1 = pr.coeff_monomial(Z), pl.coeff_monomial(Z)
+    p0 = sp.expand(right - r1 * Z)
+    rem_pos = sp.expand(p0 - p0.xreplace({Z: MU_POS * Z}) / MU_POS)
+    rem_neg = sp.expand(p0 + p0.xreplace({Z: MU_NEG * Z}) / MU_NEG + (r1 + l1) * Z)
+    steps.append(Step(
+        "σ is one polynomial on each side of 0 and the two differ exactly in the z-coefficient only "
+        f"(R(z) = {sp.sstr(right)}, L(z) = {sp.sstr(left)}); σ(μt) − κσ(t) = P(t) on both sides gives "
+        "(μ^k − κ)(R_k − L_k) = 0 for μ > 0 and (μ^k + κ)(L_k − R_k) = 0 for μ < 0, for every k; at k = 1, "
+        "κ = |μ|; every (μ, |μ|) is then a symmetry, with a polynomial remainder σ(t) − σ(μt)/|μ|",
+        sp.Tuple(rem_pos, rem_neg)))
+    candidates = (
+        SymCandidate("mu>0", sp.S.One, rem_pos, Status.PROVED, f"μ > 0: remainder {sp.sstr(rem_pos)}"),
+        SymCandidate("mu<0", sp.S.One, rem_neg, Status.PROVED, f"μ < 0: remainder {sp.sstr(rem_neg)}"),
+    )
+    for c in candidates:
+        steps.append(Step(f"candidate {c.describe()}: proved — {c.reason}", c.remainder))
+    steps.append(Step("so Sym(σ) = {(μ, |μ|) : μ ≠ 0}, a continuum (no genericity statement rests on it)"))
+    return SymmetryFact(proved(Stage.SERIES, *steps), n, candidates)
 
 
 # ---- the fact -------------------------------------------------------------------------------------
@@ -431,6 +497,10 @@ def symmetry_fact(expr: sp.Expr) -> SymmetryFact:
     if nonpoly is None:
         return SymmetryFact(unknown("σ is not proved non-polynomial", *steps), n, ())
     steps.insert(0, nonpoly)
+    if not any(s.pos for s in found) and sides is not None:
+        linear_kink = _linear_kink_family(form, steps, n)
+        if linear_kink is not None:
+            return linear_kink
     pos = next((s.pos for s in found if s.pos == "one"), None) or next((s.pos for s in found if s.pos), None)
     neg = next((s.neg for s in found if s.neg == "none"), None) or next(
         (s.neg for s in found if s.neg == "one"), None) or next((s.neg for s in found if s.neg), None)

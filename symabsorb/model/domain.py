@@ -17,6 +17,7 @@ here proves that σ *is* real elsewhere.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -91,7 +92,7 @@ def _negative_stretches(u: sp.Expr) -> list[tuple[sp.Expr | None, sp.Expr | None
     roots = sorted(set(sp.Poly(u, Z, domain="QQ").real_roots()), key=lambda r: float(r))
     bounds: list[sp.Expr | None] = [None, *roots, None]
     out = []
-    for lo, hi in zip(bounds, bounds[1:], strict=False):
+    for lo, hi in itertools.pairwise(bounds):
         q = _rational_between(lo, hi)
         if q is None:
             continue
