@@ -122,3 +122,77 @@ def test_one_kink_at_zero_gives_a_closed_form_family() -> None:
     # a continuum with a varying cubic part: none of the finite-remainder corollaries applies
     d = classify(activation_from_text("max(0,z) + z^3"))
     assert d.verdict is Verdict.OPEN or d.decided_by not in ("R-linear-odd", "R-polynomial-odd")
+
+
+# ---- Theorem G: gated blocks decided by Sym(g) -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("gate, K", [("sigmoid", 1), ("1 + tanh(z)", 2), ("Phi", 1), ("1 + erf(z)", 2)])
+def test_cor_g1_constant_flip_gates_are_iff(gate: str, K: int) -> None:
+    d = classify(activation_from_text(gate, gated=True))
+    assert (d.verdict, d.decided_by, d.scope) == (Verdict.CONDITIONAL, "cor-G1", "nondegenerate weights")
+    assert (d.sufficient, d.necessary) == ("proved", "proved")
+    assert d.condition_constant == sp.Rational(K, 2)  # T = -M/(2c) = -M/K
+
+
+@pytest.mark.parametrize("gate", ["softplus", "exp", "exp(2*z) + z"])
+def test_cor_g2_vanishing_remainders_are_not_absorbable(gate: str) -> None:
+    d = classify(activation_from_text(gate, gated=True))
+    assert (d.verdict, d.decided_by, d.scope) == (Verdict.IMPOSSIBLE, "cor-G2", "nondegenerate weights")
+    assert d.degenerate and "extra unit" in d.degenerate
+
+
+@pytest.mark.parametrize("gate", [
+    "1 + z",  # a polynomial gate: generic weights absorb by rescaling while no index set works (MATH §10)
+    # continuous, not a polynomial, (2, 2) ∈ Sym(g) with remainder 1/2: Sym(g) is not proved
+    "if z >= 0 and z <= 0 then 1 else 1 + z*sin(2*pi*log(abs(z))/log(2))",
+])
+def test_gate_flip_counterexamples_stay_sufficient_only(gate: str) -> None:
+    d = classify(activation_from_text(gate, gated=True))
+    assert d.decided_by == "L-gate-flip" and (d.sufficient, d.necessary) == ("proved", "open")
+
+
+def test_the_counterexample_gate_really_has_the_symmetry() -> None:
+    """(2, 2) ∈ Sym(1 + t·sin(2π log₂|t|)): g(2t) − 2g(t) = −1 exactly, at rational points."""
+    from symabsorb.analysis.enclosure import nonzero_enclosure
+
+    g = activation_from_text("if z >= 0 and z <= 0 then 1 else 1 + z*sin(2*pi*log(abs(z))/log(2))").expr
+    for t in (sp.Rational(3, 7), sp.Rational(-5, 2), sp.Integer(9)):
+        assert nonzero_enclosure(g.xreplace({Z: 2 * t}) - 2 * g.xreplace({Z: t}) + 1) is None
+
+
+def test_no_result_is_conjectured() -> None:
+    from symabsorb.theory.library import default_library
+
+    lib = default_library()
+    assert all(r.conclusion.necessary != "conjectured" for r in lib.results.values())
+
+
+GATED = """
+block ok { activation: glu dim: 2 width: 3 W_gate: [[1, 0], [0, 1], [1, 1]] W_up: [[1, 0], [0, 1], [1, 1]]
+           W_down: [[-1, 0, 1], [0, -1, 1]] }
+block no { activation: glu dim: 2 width: 3 W_gate: [[1, 0], [0, 1], [1, 1]] W_up: [[1, 0], [0, 1], [1, 1]]
+           W_down: [[-1, 0, 1], [0, -2, 0]] }
+block collinear { activation: glu dim: 2 width: 3 W_gate: [[1, 0], [2, 0], [1, 1]] W_up: [[1, 0], [0, 1], [1, 1]]
+           W_down: [[-1, 0, 1], [0, -2, 0]] }
+gated spg gate softplus
+block sp { activation: spg dim: 2 width: 2 W_gate: [[1, 0], [0, 1]] W_up: [[1, 0], [0, 1]] W_down: [[-1, 0], [0, -1]] }
+"""
+
+
+def test_cor_g1_and_g2_on_inline_weights() -> None:
+    from symabsorb.theory.prover import prove
+    from symabsorb.weights.decide import decide_block
+
+    blocks = {b.name: b for b in resolve_text(GATED).blocks}
+
+    def decided(name: str):  # type: ignore[no-untyped-def]
+        return decide_block(blocks[name], prove(blocks[name]))[0]
+
+    assert decided("ok").verdict is Verdict.ABSORBABLE
+    no = decided("no")
+    assert (no.verdict, no.decided_by) == (Verdict.NOT_ABSORBABLE, "cor-G1")
+    # collinear gate rows: Theorem G's necessity does not apply, so no "not absorbable"
+    assert decided("collinear").verdict is Verdict.OPEN
+    sp_ = decided("sp")
+    assert (sp_.verdict, sp_.decided_by) == (Verdict.NOT_ABSORBABLE, "cor-G2")

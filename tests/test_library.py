@@ -17,7 +17,7 @@ REQUIRED = ["lemma4", "prop5", "prop6", "cor7", "thm8", "thm10", "cor11", "parit
             "L-linear", "L-degree", "depth-witnesses", "lemma-R", "thm-R", "R-linear-odd", "R-no-flip", "R-rank",
             "R-polynomial-odd", "L-poly-rescale", "L-gate-continuous", "L-odd-gate", "L-constant-gate",
             "L-linear-rank", "L-dim-one", "L-mhc-product", "L-hc-structured", "L-width-pairs", "L-width-lines",
-            "L-width-free"]
+            "L-width-free", "lemma-G", "thm-G", "cor-G1", "cor-G2"]
 
 
 def test_every_required_result_is_there() -> None:

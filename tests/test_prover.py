@@ -120,9 +120,9 @@ def test_open_with_reasons(expr: str) -> None:
     assert all(c["reason"] for c in d["candidates"])
 
 
-def test_glu_is_conditional_by_gate_flip() -> None:
+def test_glu_is_conditional_by_cor_g1() -> None:
     d = classified("sigmoid", gated=True)
-    assert (d["verdict"], d["decided_by"]) == ("conditional", "L-gate-flip")
+    assert (d["verdict"], d["decided_by"]) == ("conditional", "cor-G1")
     assert d["condition"] == "W_down[:,S] W_up[S,:] = -I_d"
     assert classified("glu")["verdict"] == "conditional"
 

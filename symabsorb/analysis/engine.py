@@ -48,7 +48,7 @@ class ActivationFacts:
     polynomial: PolynomialFact
     gate: GateFact | None
     continuity: ContinuityFact
-    symmetry: SymmetryFact  # scale-sign symmetries Sym(σ) (Theorem R); unknown for gated units
+    symmetry: SymmetryFact  # scale-sign symmetries Sym(σ) (Theorem R); for a gated unit Sym(g) (Theorem G)
 
 
 def _timed(compute: Callable[[], T], fallback: Callable[[str], T], budget: float | None) -> T:
@@ -113,8 +113,8 @@ def _compute(expr: sp.Expr, gated: bool, order: int, budget: float | None) -> tu
     gate = (_timed(lambda: gate_fact(expr), lambda r: GateFact(unknown(r), None, None, None), budget)
             if gated else None)
     cont = _timed(lambda: continuity_fact(expr), lambda r: ContinuityFact(unknown(r), (), ()), budget)
-    sym = (SymmetryFact(unknown("Sym(σ) is a fact about ungated activations"), None, ()) if gated else
-           _timed(lambda: symmetry_fact(expr), lambda r: SymmetryFact(unknown(r), None, ()), budget))
+    # For a gated unit the expression is the gate g: Sym(g) decides gated blocks (Theorem G).
+    sym = _timed(lambda: symmetry_fact(expr), lambda r: SymmetryFact(unknown(r), None, ()), budget)
     return parity, at0, series, homog, growth, poly, gate, cont, sym
 
 

@@ -120,6 +120,30 @@ class SymmetryFact:
         return "polynomial-odd" if any(sgn != 0 for sgn in higher) else "linear-odd"
 
     @property
+    def gate_kind(self) -> str | None:
+        """For a gate ``g`` (Theorem G, MATH §10): ``constant-flip`` (the remainders are the
+        constants ``0`` and one ``K ≠ 0``: Cor. G1), ``vanishing`` (every remainder is 0 at 0:
+        Cor. G2), or None (not proved, or another shape)."""
+        if not self.evidence.proved:
+            return None
+        rems = self.remainders()
+        at0 = [sp.expand(r.xreplace({Z: sp.S.Zero})) for r in rems]
+        signs = [exact_sign(c) if not c.free_symbols else (0 if c == 0 else None) for c in at0]
+        if all(sg == 0 for sg in signs):
+            return "vanishing"
+        if any(r.has(Z) or r.free_symbols for r in rems) or any(sg is None for sg in signs):
+            return None
+        nonzero = [r for r, sg in zip(rems, signs, strict=True) if sg != 0]
+        return "constant-flip" if len(nonzero) == 1 and len(rems) == 2 else None
+
+    @property
+    def gate_flip_constant(self) -> sp.Expr | None:
+        """``K`` with the remainders ``{0, K}`` (``gate_kind == "constant-flip"``)."""
+        if self.gate_kind != "constant-flip":
+            return None
+        return next(r for r in self.remainders() if r != 0)
+
+    @property
     def flip_constant(self) -> sp.Expr | None:
         """``c`` with the flip remainder ``2o(t) = 2c·t + …``."""
         if self.kind not in ("linear-odd", "polynomial-odd"):
@@ -453,6 +477,65 @@ def _linear_kink_family(form: PiecewiseForm, steps: list[Step], n: int) -> Symme
     return SymmetryFact(proved(Stage.SERIES, *steps), n, candidates)
 
 
+# ---- exponential polynomials ------------------------------------------------------------------------
+
+
+def exponential_polynomial(expr: sp.Expr) -> dict[sp.Expr, sp.Expr] | None:
+    """``{λ: p_λ(z)}`` with ``expr = Σ_λ p_λ(z)·exp(λz)`` (``λ = 0``: the polynomial part), each
+    ``p_λ`` a polynomial with constant coefficients and each ``λ`` a real constant; None when
+    ``expr`` is not of that shape. Zero coefficients are dropped only when exactly zero."""
+    out: dict[sp.Expr, sp.Expr] = {}
+    for term in sp.Add.make_args(sp.expand(sp.powsimp(sp.expand(expr)))):
+        lam = sp.S.Zero
+        rest = sp.S.One
+        for f in sp.Mul.make_args(term):
+            if isinstance(f, sp.exp):
+                lin = sp.expand(f.args[0])
+                k = lin.coeff(Z)
+                if sp.expand(lin - k * Z) != 0 or k.has(Z) or k.is_real is not True:
+                    return None
+                lam += k
+            else:
+                rest *= f
+        if not rest.is_polynomial(Z) or rest.free_symbols - {Z}:
+            return None
+        out[lam] = sp.expand(out.get(lam, sp.S.Zero) + rest)
+    return {lam: p for lam, p in out.items() if p != 0}
+
+
+def _exponential_symmetry(expr: sp.Expr) -> SymmetryFact | None:
+    """σ = P + Σ p_λ(z) e^{λz} with a nonzero exponent and Λ ≠ −Λ: Sym(σ) = {(1, 1)}.
+
+    Exponential polynomials with distinct exponents are linearly independent over the polynomials,
+    so σ(μt) − κσ(t) is a polynomial only if μΛ = Λ for the finite set Λ of nonzero exponents (and
+    then p_λ(μt) = κ p_{μλ}(t)): the largest |λ| is kept, so |μ| = 1, and μ = −1 needs Λ = −Λ; μ = 1
+    then needs (1 − κ)p_λ = 0, so κ = 1."""
+    form = exponential_polynomial(expr)
+    if form is None:
+        return None
+    lams = [lam for lam in form if lam != 0]
+    signs = [exact_sign(lam) for lam in lams]
+    if not lams or any(sg is None or sg == 0 for sg in signs):
+        return None
+    if all(any(exact_sign(lam + other) == 0 for other in lams) for lam in lams):
+        return None  # Λ = −Λ (cosh): μ = −1 would need the parts; not handled here
+    lam0 = next(lam for lam in lams if all(exact_sign(lam + other) != 0 for other in lams))
+    steps = (
+        Step("σ is not a polynomial: it is an exponential polynomial with a nonzero exponent, and exponential "
+             "polynomials with distinct exponents are linearly independent over the polynomials",
+             sp.FiniteSet(*lams)),
+        Step("σ(μt) − κσ(t) is a polynomial only if μΛ = Λ for the finite set Λ of nonzero exponents: the largest "
+             f"|λ| is kept, so |μ| = 1; −λ is not an exponent for λ = {sp.sstr(lam0)}, so μ ≠ −1; for μ = 1, "
+             "(1 − κ)σ is a polynomial only for κ = 1", sp.FiniteSet(*lams)),
+        Step("candidate (1, 1): proved — remainder 0"),
+        Step("so Sym(σ) = {(1, 1)}"),
+    )
+    return SymmetryFact(proved(Stage.STRUCTURAL, *steps), None, (
+        SymCandidate("1", sp.S.One, sp.S.Zero, Status.PROVED, "μ = 1, κ = 1; remainder 0"),
+        SymCandidate("-1", sp.S.One, None, Status.REFUTED, "no μ < 0 (μΛ ≠ Λ)"),
+        SymCandidate("-1", -sp.S.One, None, Status.REFUTED, "no μ < 0 (μΛ ≠ Λ)")))
+
+
 # ---- the fact -------------------------------------------------------------------------------------
 
 
@@ -466,6 +549,9 @@ def symmetry_fact(expr: sp.Expr) -> SymmetryFact:
         return SymmetryFact(unknown("σ is a polynomial (every (μ, κ) is a symmetry)"), None, ())
     n, n_step = degree_bound(expr)
     if n is None or n_step is None:
+        by_exponents = _exponential_symmetry(expr)
+        if by_exponents is not None:
+            return by_exponents
         return SymmetryFact(unknown("no proved polynomial bound |σ(t)| ≤ C(1 + |t|^N)"), None, ())
     order = n + EXTRA_ORDERS
     steps: list[Step] = [n_step]

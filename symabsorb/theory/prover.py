@@ -410,9 +410,11 @@ def _derive(query: str, target: Block | Stack, kind: str, act: AnyActivation | N
     # "almost every weight choice" contradicts what is checked on them
     concrete = isinstance(target, Block) and (target.has_inline_weights or target.weights is not None)
     if nondeg and degenerate and not concrete:
-        steps.append(DerivationStep(f"Scope: nondegenerate weights (rows of $W_{{\\mathrm{{up}}}}$ nonzero and pairwise "
-                                    f"non-collinear, columns of $W_{{\\mathrm{{down}}}}$ nonzero), which is almost every "
-                                    f"weight choice; {degenerate}.", (r.id,), kind="remark"))
+        rows = ("rows of $W_{\\mathrm{gate}}$ nonzero and pairwise non-collinear, rows of $W_{\\mathrm{up}}$ and columns "
+                "of $W_{\\mathrm{down}}$ nonzero" if isinstance(act, GatedActivation) else
+                "rows of $W_{\\mathrm{up}}$ nonzero and pairwise non-collinear, columns of $W_{\\mathrm{down}}$ nonzero")
+        steps.append(DerivationStep(f"Scope: nondegenerate weights ({rows}), which is almost every weight choice; "
+                                    f"{degenerate}.", (r.id,), kind="remark"))
     special = _special_cases(r.id, act)
     if r.id == "R-rank" and skip is not None and skip.kind == "hyper" and isinstance(target, Block) \
             and target.w_down is not None and isinstance(target.dim, int) \
@@ -475,7 +477,7 @@ def _concrete(block: Block, d: Derivation, chosen: Attempt) -> Derivation:
     from dataclasses import replace
 
     if d.verdict is Verdict.IMPOSSIBLE and d.scope == Scope.NONDEGENERATE:
-        nd = next((c for c in chosen.checks if c.name == "nondegenerate"), None)
+        nd = next((c for c in chosen.checks if c.name in ("nondegenerate", "gated_nondegenerate")), None)
         if nd is not None and nd.status is HypStatus.PROVED:
             step = DerivationStep(f"These weights are nondegenerate (checked exactly), so by [{d.decided_by}] they are "
                                   "not absorbable.", (d.decided_by or "",), kind="conclusion")

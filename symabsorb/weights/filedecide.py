@@ -24,7 +24,8 @@ __all__ = ["FileDecision", "WitnessCheckError", "decide_file_block", "float_max_
 
 NEEDS_NONDEGENERATE = ("thm8", "thm10")
 #: Results whose condition is exactly "some S has W_down[:,S] W_up[S,:] = -M/(2c)" (flip witness).
-INDEX_SET_RESULTS = ("thm8", "thm10", "L-odd-linear", "L-gate-flip", "R-linear-odd", "R-aff-1", "L-odd-linear-bias")
+INDEX_SET_RESULTS = ("thm8", "thm10", "L-odd-linear", "L-gate-flip", "R-linear-odd", "R-aff-1", "L-odd-linear-bias",
+                     "cor-G1")
 #: A witness whose float64 check exceeds this is a bug (the condition was checked exactly).
 WITNESS_TOLERANCE = 1e-6
 
@@ -206,6 +207,15 @@ def decide_file_block(block: Block, base_dir: Path, library: Library) -> FileDec
     rid0 = derivation.decided_by or ""
     if needs_nondeg and verdict in (Verdict.CONDITIONAL, Verdict.IMPOSSIBLE):
         exact_nd = exact_nondegeneracy(w.w_up, w.w_down, projector)
+        if block.gated and w.w_gate is not None:
+            # gated nondegeneracy (Theorem G): the gate rows are the ones that must be non-collinear
+            on_gate = exact_nondegeneracy(w.w_gate, w.w_down, projector)
+            zero_up = [i for i, row in enumerate(w.w_up) if not (row != 0).any()]
+            if on_gate["holds"] and zero_up:
+                exact_nd = {"holds": False, "reason": f"row {zero_up[0]} of W_up is zero (exact)", "pair": None}
+            else:
+                exact_nd = {**on_gate, "reason": on_gate["reason"].replace("W_up", "W_gate") + (
+                    "; rows of W_up nonzero" if on_gate["holds"] else "")}
         if exact_nd["holds"]:
             assumptions = [a for a in assumptions if not a.startswith("nondegenerate")]
             checked = DerivationStep(f"Hypothesis of [{rid0}]: the block is nondegenerate — checked exactly on these "
