@@ -196,3 +196,46 @@ def test_cor_g1_and_g2_on_inline_weights() -> None:
     assert decided("collinear").verdict is Verdict.OPEN
     sp_ = decided("sp")
     assert (sp_.verdict, sp_.decided_by) == (Verdict.NOT_ABSORBABLE, "cor-G2")
+
+
+# ---- Theorem SDI: independent dilates, impossible at every width ------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["elu", "selu", "celu", "mish", "elu(alpha = 2)", "celu(alpha = 1/2)"])
+def test_sdi_activations_are_impossible_for_all_weights(name: str) -> None:
+    d = classify(activation_from_text(name))
+    assert (d.verdict, d.decided_by, d.scope) == (Verdict.IMPOSSIBLE, "thm-SDI", "all weights")
+
+
+@pytest.mark.parametrize("text", ["gelu", "silu", "softplus", "relu", "tanh", "sigmoid", "z*sigmoid(z)",
+                                  "max(0,z) + z^3", "z + sin(z)", "exp(z)", "z*exp(z)/(exp(z) + 1)"])
+def test_dilate_independence_is_not_claimed_where_it_fails_or_is_unproved(text: str) -> None:
+    from symabsorb.analysis.dilates import dilate_fact
+
+    assert not dilate_fact(activation_from_text(text).expr).evidence.proved
+
+
+def test_sdi_counterexamples_to_independence() -> None:
+    """Where dilates are dependent, the recognisers must not fire: ReLU (σ(2t) = 2σ(t)), GELU-type
+    (σ(t) − σ(−t) = t), and an exponential on both sides (e^{t} and e^{-t} dilates collide)."""
+    from symabsorb.analysis.dilates import dilate_fact
+
+    for text in ("if z > 0 then exp(-z) - 1 + z else exp(z) - 1", "z*exp(z)/(exp(z) + 1)",
+                 "z*exp(2*z)/(exp(2*z) + 1)"):
+        assert not dilate_fact(activation_from_text(text).expr).evidence.proved, text
+
+
+def test_mish_dilates_are_numerically_independent() -> None:
+    """A referee's check of the pole argument: Mish dilates μ = 1, 2, −1, 1/2 have a Gram matrix on
+    [−6, 6] (modulo cubics) of full rank (numbers test the engine here; they prove nothing)."""
+    from conftest import require_module
+
+    np = require_module("numpy", "weights")
+    ts = np.linspace(-6, 6, 400)
+
+    def mish(x):  # type: ignore[no-untyped-def]
+        return x * np.tanh(np.log1p(np.exp(x)))
+
+    cols = [mish(mu * ts) for mu in (1.0, 2.0, -1.0, 0.5)] + [ts**k for k in range(4)]
+    s = np.linalg.svd(np.stack(cols, axis=1), compute_uv=False)
+    assert s[-1] / s[0] > 1e-8

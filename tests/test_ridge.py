@@ -169,7 +169,7 @@ def _blocks() -> dict[str, Block]:
     ("r6", Verdict.IMPOSSIBLE, "L-gate-continuous", "all weights"),
     ("poly", Verdict.CONDITIONAL, "L-poly-rescale", "all weights"),
     ("po", Verdict.CONDITIONAL, "R-polynomial-odd", "nondegenerate weights"),
-    ("mish_b", Verdict.IMPOSSIBLE, "R-no-flip", "nondegenerate weights"),
+    ("mish_b", Verdict.IMPOSSIBLE, "thm-SDI", "all weights"),
     ("one", Verdict.ABSORBABLE, "L-dim-one", "all weights"),
 ])
 def test_issue_examples(name: str, verdict: Verdict, decided_by: str, scope: str) -> None:
@@ -201,10 +201,15 @@ def test_concrete_nondegenerate_weights_no_flip_are_not_absorbable() -> None:
     up = sp.ImmutableMatrix([[1, 0], [0, 1], [1, 1]])
     down = sp.ImmutableMatrix([[1, 2, 0], [0, 1, 3]])
     d = prove(Block("b", act, 2, 3, Skip("identity"), up, down))
+    assert (d.verdict, d.decided_by, d.scope) == (Verdict.IMPOSSIBLE, "thm-SDI", "all weights")  # ELU: any weights
+    nf = activation_from_text("z*log(1+z^2) + z")  # R-no-flip: nondegenerate weights only
+    d = prove(Block("b", nf, 2, 3, Skip("identity"), up, down))
     assert (d.verdict, d.decided_by, d.scope) == (Verdict.NOT_ABSORBABLE, "R-no-flip", "these weights")
     degenerate = sp.ImmutableMatrix([[1, 0], [2, 0], [1, 1]])  # rows 0 and 1 collinear
-    d = prove(Block("b", act, 2, 3, Skip("identity"), degenerate, down))
+    d = prove(Block("b", nf, 2, 3, Skip("identity"), degenerate, down))
     assert d.verdict is Verdict.OPEN
+    d = prove(Block("b", act, 2, 3, Skip("identity"), degenerate, down))
+    assert (d.verdict, d.decided_by) == (Verdict.IMPOSSIBLE, "thm-SDI")
 
 
 def test_degenerate_weights_keep_necessity_open() -> None:

@@ -47,7 +47,7 @@ def answers() -> dict[str, object]:
 @pytest.mark.parametrize("query, verdict, upper, lower, necessary", [
     ("width narrow", Verdict.CONDITIONAL, "18", "3", "open"),       # m + 2 rank M; lines + R-rank
     ("width tanh_b", Verdict.IMPOSSIBLE, None, None, None),         # L-growth holds at every width
-    ("width mish_b", Verdict.OPEN, None, "17", None),               # R-no-flip rules out m; no witness known
+    ("width mish_b", Verdict.IMPOSSIBLE, None, None, None),         # thm-SDI: no width at all
     ("width lin", Verdict.CONDITIONAL, "4", None, "open"),          # linear: d suffices
     ("width lin_w", Verdict.CONDITIONAL, "3", "3", "proved"),       # I + W_down W_up = diag(2, 1, 1): rank 3
     ("width gelu_w", Verdict.CONDITIONAL, "5", "4", "open"),        # m + d (rank W_up = d); not absorbable at m

@@ -535,21 +535,27 @@ def test_fuzz_corrupt_weight_files(tmp_path: Path, kind: str, data: Any) -> None
 
 
 def test_nondegenerate_scope_results_check_file_weights_exactly(tmp_path: Path) -> None:
-    """Mish (R-no-flip: impossible for nondegenerate weights): the file's nondegeneracy is checked exactly,
-    and degenerate weights leave the question open instead of inheriting the generic verdict."""
+    """An R-no-flip activation (impossible for nondegenerate weights; Mish is now thm-SDI, every
+    weight): the file's nondegeneracy is checked exactly, and degenerate weights leave the question
+    open instead of inheriting the generic verdict."""
+    def nf_spec() -> Path:
+        spec = spec_for(tmp_path, "g.npz", "nf")
+        spec.write_text("activation nf(z) = z*log(1 + z^2) + z\n" + spec.read_text())
+        return spec
+
     rng = np.random.default_rng(6)
     w_up, w_down = rng.standard_normal((8, 3)), rng.standard_normal((3, 8))
     np.savez(tmp_path / "g.npz", W_up=w_up, W_down=w_down)
-    d = prove_json(spec_for(tmp_path, "g.npz", "mish"))
+    d = prove_json(nf_spec())
     assert d["verdict"] == "not-absorbable" and d["scope"] == "these weights"
     assert not any(a.startswith("nondegenerate") for a in d["assumptions"])
     assert d["certificate"]["kind"] == "nondegenerate" and d["certificate"]["nondegenerate"]["holds"]
     report = tmp_path / "m.json"
-    assert run("prove", str(spec_for(tmp_path, "g.npz", "mish")), "--format", "json", "-o", str(report))[0] == 0
+    assert run("prove", str(nf_spec()), "--format", "json", "-o", str(report))[0] == 0
     assert run("verify", str(report))[0] == 0
     w_up[5] = -4.0 * w_up[2]
     np.savez(tmp_path / "g.npz", W_up=w_up, W_down=w_down)
-    d = prove_json(spec_for(tmp_path, "g.npz", "mish"))
+    d = prove_json(nf_spec())
     assert d["verdict"] == "open" and any("rows 2 and 5 of W_up are collinear" in n for n in d["notes"])
 
 

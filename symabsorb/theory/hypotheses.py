@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from . import hyp_activation, hyp_gated, hyp_layers, hyp_sizes, hyp_skips, hyp_stacks
+from . import hyp_activation, hyp_gated, hyp_layers, hyp_ridge, hyp_sizes, hyp_skips, hyp_stacks
 from .checks import REFERENCES, Checker, Subject
 from .derivation import HypothesisCheck
 from .hyp_sizes import nondegeneracy
@@ -30,7 +30,8 @@ def _merge(*tables: dict[str, Checker]) -> dict[str, Checker]:
 
 
 REGISTRY: dict[str, Checker] = _merge(hyp_skips.CHECKERS, hyp_activation.CHECKERS, hyp_sizes.CHECKERS,
-                                      hyp_stacks.CHECKERS, hyp_layers.CHECKERS, hyp_gated.CHECKERS)
+                                      hyp_stacks.CHECKERS, hyp_layers.CHECKERS, hyp_gated.CHECKERS,
+                                      hyp_ridge.CHECKERS)
 
 
 def check(name: str, subject: Subject, params: dict[str, Any]) -> HypothesisCheck:

@@ -20,7 +20,8 @@ from .hypotheses import Subject, check
 __all__ = ["WIDTH_FREE", "WidthBounds", "width_bounds", "width_derivation"]
 
 #: Impossibility results whose proofs do not use the width of the residual-free block.
-WIDTH_FREE = ("prop5", "L-degree", "prop6", "L-gate-continuous", "L-odd-gate", "L-growth", "L-parity", "L-jacobian")
+WIDTH_FREE = ("prop5", "L-degree", "prop6", "L-gate-continuous", "L-odd-gate", "L-growth", "L-parity", "L-jacobian",
+              "thm-SDI")
 _LINEAR = ("L-linear", "L-linear-rank", "L-constant-gate")
 
 
