@@ -239,3 +239,49 @@ def test_mish_dilates_are_numerically_independent() -> None:
     cols = [mish(mu * ts) for mu in (1.0, 2.0, -1.0, 0.5)] + [ts**k for k in range(4)]
     s = np.linalg.svd(np.stack(cols, axis=1), compute_uv=False)
     assert s[-1] / s[0] > 1e-8
+
+
+# ---- Cor. R-pos: the exact criterion for cz + q, q positively homogeneous --------------------------------------
+
+RPOS = """
+activation cub(z) = z - abs(z)^3
+activation zabs(z) = z + z*abs(z)
+block one { activation: cub dim: 1 width: 1 skip: [[-2]] W_up: [[1]] W_down: [[1]] }
+block pos { activation: cub dim: 1 width: 1 skip: [[3]] W_up: [[1]] W_down: [[1]] }
+block gap { activation: cub dim: 1 width: 1 skip: [[-1]] W_up: [[1]] W_down: [[1]] }
+block sq { activation: zabs dim: 2 width: 2 W_up: [[1, 0], [0, 1]] W_down: [[2, 0], [0, 3]] }
+block sqno { activation: zabs dim: 2 width: 2 W_up: [[1, 0], [0, 1]] W_down: [[-1, 0], [0, 3]] }
+"""
+
+
+def _rpos(name: str):  # type: ignore[no-untyped-def]
+    from symabsorb.theory.prover import prove
+    from symabsorb.weights.decide import decide_block
+
+    block = {b.name: b for b in resolve_text(RPOS).blocks}[name]
+    return decide_block(block, prove(block))[0]
+
+
+def test_r_pos_is_iff_for_nondegenerate_weights() -> None:
+    d = classify(activation_from_text("z - abs(z)^3"))
+    assert (d.verdict, d.decided_by, d.scope) == (Verdict.CONDITIONAL, "R-pos", "nondegenerate weights")
+    assert (d.sufficient, d.necessary) == ("proved", "proved")
+
+
+@pytest.mark.parametrize("name, verdict", [
+    ("one", Verdict.ABSORBABLE),   # M = -2: absorbed by σ(-x) (N = {0}, D = -2 < -1); L-pos-rescale missed it
+    ("pos", Verdict.ABSORBABLE),   # M = 3: D = 3 > -1, a positive rescaling
+    ("gap", Verdict.NOT_ABSORBABLE),  # M = -1: D = -1 is neither > -1 nor < -1
+    ("sq", Verdict.ABSORBABLE),    # k = 2, A + B = 0 (z|z| is odd): D = diag(1/2, 1/3)
+    ("sqno", Verdict.NOT_ABSORBABLE),  # D = diag(-1, 1/3): D_00 = -1 fails for k even
+])
+def test_r_pos_on_inline_weights(name: str, verdict: Verdict) -> None:
+    d = _rpos(name)
+    assert (d.verdict, d.decided_by) == (verdict, "R-pos")
+    if verdict is Verdict.ABSORBABLE:
+        assert d.witness is not None
+
+
+def test_r_pos_witness_for_the_issue_example_is_sigma_of_minus_x() -> None:
+    d = _rpos("one")
+    assert d.witness is not None and list(d.witness.w_up) == [-1] and list(d.witness.w_down) == [1]

@@ -486,6 +486,8 @@ def _concrete(block: Block, d: Derivation, chosen: Attempt) -> Derivation:
         return _rank_decision(block, d, chosen)
     if d.verdict is Verdict.CONDITIONAL and d.decided_by == "L-poly-rescale":
         return _rescale_decision(block, d, chosen)
+    if d.verdict is Verdict.CONDITIONAL and any(c.name == "r_pos_form" for c in chosen.checks):
+        return _rpos_decision(block, d, chosen)
     if d.verdict is Verdict.CONDITIONAL and d.decided_by == "R-polynomial-odd":
         return _polynomial_odd_decision(block, d, chosen)
     return d
@@ -594,6 +596,73 @@ def _rescale_decision(block: Block, d: Derivation, chosen: Attempt) -> Derivatio
               if result.found is False else f"no admissible D was found ({result.how})")
     step = DerivationStep(f"For these weights {reason}.", (rid,), kind="conclusion")
     return replace(d, verdict=Verdict.OPEN, scope=Scope.THESE, steps=(*d.steps, step), notes=(*d.notes, reason))
+
+
+def _rpos_decision(block: Block, d: Derivation, chosen: Attempt) -> Derivation:
+    """Cor. R-pos on inline weights: the exact criterion (theory/rpos.py); the witness (rows μ_i w_i,
+    columns a_i/κ_i) is also checked by rigorous enclosures at sample points."""
+    from dataclasses import replace
+
+    from .rpos import rpos_decide
+    from .skips import skip_matrix
+
+    b = chosen.bindings()
+    c, k, a, bb = b.get("c_rpos"), b.get("k"), b.get("A"), b.get("B")
+    nd = next((x for x in chosen.checks if x.name == "nondegenerate"), None)
+    m_skip = skip_matrix(block)
+    if not all(isinstance(v, sp.Expr) for v in (c, k, a, bb)) or m_skip is None or block.w_up is None \
+            or block.w_down is None or nd is None:
+        return d
+    assert isinstance(c, sp.Expr) and isinstance(k, sp.Expr) and isinstance(a, sp.Expr) and isinstance(bb, sp.Expr)
+    kk = int(k)
+    result = rpos_decide(block.w_up, block.w_down, m_skip, c, kk, a + bb)
+    rid = d.decided_by or ""
+    if result.found:
+        kappas = [(-1 if (kk % 2 == 0 and mu < 0) else 1) * abs(mu) ** kk for mu in result.scales]
+        new_up = sp.ImmutableMatrix(sp.diag(*result.scales) * sp.Matrix(block.w_up))
+        new_down = sp.ImmutableMatrix(sp.Matrix(block.w_down) * sp.diag(*[1 / x for x in kappas]))
+        err = _max_residual(block, new_up, new_down, m_skip)
+        if err is None or err > 1e-20:
+            return d  # a witness failing its check decides nothing (and signals a bug in the tests)
+        verified = (f"exact: {result.how}; rows μ_i w_i with μ = ({', '.join(sp.sstr(x) for x in result.scales)}), "
+                    f"columns a_i/κ_i; rigorous enclosures of B' − Mx − B at sample points lie within {err:.1e}")
+        step = DerivationStep(f"Exact criterion for these weights: {result.how}. Therefore [{rid}]: these weights "
+                              "are absorbable.", (rid,), kind="conclusion")
+        return replace(d, verdict=Verdict.ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step),
+                       witness=Witness(result.flipped, new_up, new_down, None, verified))
+    if result.found is False and nd.status is HypStatus.PROVED:
+        step = DerivationStep(f"For these nondegenerate weights (checked exactly) the criterion fails: {result.how}. "
+                              f"Therefore [{rid}]: these weights are not absorbable.", (rid,), kind="conclusion")
+        return replace(d, verdict=Verdict.NOT_ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step))
+    reason = (f"the criterion fails ({result.how}), but the weights are degenerate, where it is only sufficient"
+              if result.found is False else f"undecided: {result.how}")
+    step = DerivationStep(f"For these weights {reason}.", (rid,), kind="conclusion")
+    return replace(d, verdict=Verdict.OPEN, scope=Scope.THESE, steps=(*d.steps, step), notes=(*d.notes, reason))
+
+
+def _max_residual(block: Block, new_up: sp.MatrixBase, new_down: sp.MatrixBase, m_skip: sp.MatrixBase) -> float | None:
+    """The largest |B'(x) − Mx − B(x)| over a few rational points, by rigorous enclosures (None: not enclosed)."""
+    from ..analysis.enclosure import NotNumeric, enclose_constant
+
+    expr = block.activation.expr
+    assert isinstance(block.activation, Activation) and block.w_up is not None and block.w_down is not None
+    worst = 0.0
+    d = block.w_up.cols
+    for n in range(6):
+        x = sp.Matrix([sp.Rational((7 * n + 3 * j) % 11 - 5, 3 + j) for j in range(d)])
+
+        def out(up: sp.MatrixBase, down: sp.MatrixBase, x: sp.Matrix) -> sp.Matrix:
+            pre = sp.Matrix(up) * x
+            return sp.Matrix(down) * pre.applyfunc(lambda u: expr.xreplace({Z: u}))
+
+        diff = out(new_up, new_down, x) - sp.Matrix(m_skip) * x - out(block.w_up, block.w_down, x)
+        for e in diff:
+            try:
+                ball = enclose_constant(e, 256)
+            except NotNumeric:
+                return None
+            worst = max(worst, float(abs(ball.value).upper()))
+    return worst
 
 
 def _rank_decision(block: Block, d: Derivation, chosen: Attempt) -> Derivation:
