@@ -285,3 +285,31 @@ def test_r_pos_on_inline_weights(name: str, verdict: Verdict) -> None:
 def test_r_pos_witness_for_the_issue_example_is_sigma_of_minus_x() -> None:
     d = _rpos("one")
     assert d.witness is not None and list(d.witness.w_up) == [-1] and list(d.witness.w_down) == [1]
+
+
+def test_cor_g1_on_file_weights_checks_the_gate_rows(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Gated nondegeneracy for file weights is about W_gate (collinear up rows do not matter, collinear
+    gate rows leave the question open)."""
+    import json
+
+    from conftest import require_module, run_cli
+
+    np = require_module("numpy", "weights")
+    rng = np.random.default_rng(11)
+    w_gate, w_up, w_down = rng.standard_normal((6, 3)), rng.standard_normal((6, 3)), rng.standard_normal((3, 6))
+    spec = tmp_path / "g.absorb"
+    spec.write_text('block b { activation: glu weights: "g.npz" }\nabsorb b\n')
+
+    def verdict() -> dict:  # type: ignore[type-arg]
+        np.savez(tmp_path / "g.npz", W_gate=w_gate, W_up=w_up, W_down=w_down)
+        code, out, err, _ = run_cli("prove", str(spec), "--format", "json")
+        assert code == 0, err
+        return json.loads(out)["queries"][0]["derivation"]  # type: ignore[no-any-return]
+
+    d = verdict()
+    assert (d["verdict"], d["decided_by"]) == ("not-absorbable", "cor-G1")
+    w_up[4] = 2.0 * w_up[1]  # up rows collinear: still gated-nondegenerate
+    assert verdict()["verdict"] == "not-absorbable"
+    w_gate[4] = -4.0 * w_gate[1]  # gate rows collinear: Theorem G's necessity does not apply
+    d = verdict()
+    assert d["verdict"] == "open" and d["necessary"] == "open"
