@@ -31,8 +31,8 @@ def test_unknown_attribute_is_an_attribute_error() -> None:
 
 
 def test_classify_three_activations() -> None:
-    results = {name: symabsorb.classify(name) for name in ("relu", "tanh", "exp(z)")}
-    assert {n: r.verdict for n, r in results.items()} == {"relu": "conditional", "tanh": "impossible", "exp(z)": "open"}
+    results = {name: symabsorb.classify(name) for name in ("relu", "tanh", "max(0, z) + z^3")}
+    assert {n: r.verdict for n, r in results.items()} == {"relu": "conditional", "tanh": "impossible", "max(0, z) + z^3": "open"}
     assert results["relu"].decided_by == "Thm. 8" and "W_down[:,S] W_up[S,:] = -I" in (results["relu"].condition or "")
     assert repr(results["tanh"]) == "<Result 'classify tanh': impossible, decided_by='L-growth'>"
     assert symabsorb.classify("sigmoid", gated=True).verdict == "conditional"

@@ -81,7 +81,7 @@ def test_fmt_round_trip(tmp_path: Path) -> None:
 def test_classify_markdown_and_json() -> None:
     code, out, _ = run("classify", "tanh", "--format", "md")
     assert code == 0 and "**Verdict: impossible**" in out and "[L-growth](#ref-L-growth)" in out
-    code, out, _ = run("classify", "exp(z)", "--json", "--strict")
+    code, out, _ = run("classify", "max(0, z) + z^3", "--json", "--strict")  # exp(z): R-no-flip now
     assert code == 1 and json.loads(out)["verdict"] == "open"
 
 
@@ -196,8 +196,8 @@ def test_exit_codes_are_documented_and_the_same_everywhere(tmp_path: Path) -> No
     messy = write(tmp_path, "m.absorb", "classify  relu\n")
     assert run("fmt", "--check", str(messy))[0] == 1
     assert run("absorb", str(EXAMPLES / "weights.absorb"), "--block", "generic")[0] == 1
-    assert run("classify", "exp(z)", "--strict")[0] == 1
-    assert run("prove", str(write(tmp_path, "o.absorb", "activation e(z) = exp(z)\nclassify e\n")), "--strict")[0] == 1
+    assert run("classify", "max(0, z) + z^3", "--strict")[0] == 1
+    assert run("prove", str(write(tmp_path, "o.absorb", "activation e(z) = max(0, z) + z^3\nclassify e\n")), "--strict")[0] == 1
     assert run("classify", "nope(z)")[0] == 2
 
 

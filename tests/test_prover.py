@@ -182,7 +182,11 @@ def test_catalog_command() -> None:
     by_name = {r["activation"]: r for r in rows}
     assert by_name["relu2"]["verdict"] == "impossible" and by_name["relu2"]["source"] == "paper"
     assert by_name["tanh"]["verdict"] == "impossible" and by_name["tanh"]["source"] == "library"
-    assert by_name["mish"]["verdict"] == "impossible" and by_name["mish"]["scope"] == "nondegenerate weights"
+    # issue 20's done-when: Theorem SDI for the ELU family and Mish, Theorem G for GLU, identity keeps m ≥ d
+    for name in ("elu", "selu", "celu", "mish"):
+        assert (by_name[name]["verdict"], by_name[name]["scope"]) == ("impossible", "all weights"), name
+    assert by_name["glu"]["verdict"] == "conditional" and by_name["glu"]["necessary"] == "proved"
+    assert not any(r.get("necessary") == "conjectured" for r in rows)
 
 
 def test_parametric_activations() -> None:

@@ -83,6 +83,9 @@ def _negative_stretches(u: sp.Expr) -> list[tuple[sp.Expr | None, sp.Expr | None
     rational point inside (exactly checked)."""
     if not u.has(Z) or u.free_symbols - {Z}:
         return []
+    bound = _degree_bound(u)
+    if bound is None or bound > _MAX_DEGREE:
+        return []  # never expand a large power just to look at it
     try:
         poly = sp.Poly(u, Z)
     except sp.PolynomialError:
@@ -99,6 +102,24 @@ def _negative_stretches(u: sp.Expr) -> list[tuple[sp.Expr | None, sp.Expr | None
         if poly.eval(q) < 0:  # exact rational arithmetic
             out.append((lo, hi, q))
     return out
+
+
+def _degree_bound(u: sp.Expr) -> int | None:
+    """An upper bound on the degree of ``u`` in z read from its tree (None: not a polynomial shape)."""
+    if not u.has(Z):
+        return 0
+    if u == Z:
+        return 1
+    if isinstance(u, sp.Add):
+        parts = [_degree_bound(a) for a in u.args]
+        return None if any(p is None for p in parts) else max(p for p in parts if p is not None)
+    if isinstance(u, sp.Mul):
+        parts = [_degree_bound(a) for a in u.args]
+        return None if any(p is None for p in parts) else sum(p for p in parts if p is not None)
+    if isinstance(u, sp.Pow) and u.exp.is_Integer and u.exp >= 0:
+        inner = _degree_bound(u.base)
+        return None if inner is None or u.exp > 64 else inner * int(u.exp)
+    return None
 
 
 def _rational_between(lo: sp.Expr | None, hi: sp.Expr | None) -> sp.Rational | None:
