@@ -239,3 +239,18 @@ def test_layer_fields_round_trip_through_fmt() -> None:
     assert format_module(parse_text(once, "x")) == once
     for key in ("bias: true", "b_up: [1]", "norm: post-ln", "eps: 1/10", "ln_gamma: [1, 2]", "absorber_bias: false"):
         assert key in once
+
+
+def test_language_reference_examples_of_real_layers_decide_as_documented() -> None:
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).parent.parent / "docs" / "language.md").read_text(encoding="utf-8")
+    section = doc.split("## Biases and normalisation", 1)[1].split("\n## ", 1)[0]
+    text = re.findall(r"```absorb\n(.*?)```", section, flags=re.S)[0]
+    spec = resolve_text(text)
+    got = {b.name: prove(b) for b in spec.blocks}
+    assert (got["bert_mlp"].verdict, got["bert_mlp"].decided_by) == (Verdict.CONDITIONAL, "R-aff-1")
+    assert got["biased"].verdict is Verdict.OPEN  # a biased block, a bias-free absorber: no result
+    assert (got["prenorm"].verdict, got["prenorm"].decided_by) == (Verdict.IMPOSSIBLE, "L-pre-norm")
+    assert got["sine"].verdict not in (Verdict.IMPOSSIBLE, Verdict.NOT_ABSORBABLE)
