@@ -108,3 +108,33 @@ def test_bias_tensor_of_the_wrong_length_is_a_positioned_error(tmp_path: Path) -
     code, _, err, _ = run_cli("prove", str(spec))
     assert code == 2
     assert "has shape (14,)" in err and "a vector of length 6" in err
+
+
+def test_witness_export_keeps_names_dtype_and_biases_and_absorbs(tmp_path: Path) -> None:
+    import math
+
+    np = require_module("numpy", "weights")
+    st = require_module("safetensors.numpy", "weights")
+    spec = planted(tmp_path)
+    out = tmp_path / "witness.safetensors"
+    code, text, err, _ = run_cli("absorb", str(spec), "--block", "ln", "-o", str(out))
+    assert code == 0, text + err
+    w = st.load_file(str(out))
+    p = "encoder.layer.0."
+    for name in ("intermediate.dense.weight", "intermediate.dense.bias", "output.dense.weight", "output.dense.bias"):
+        assert p + name in w, sorted(w)
+    assert w[p + "intermediate.dense.weight"].dtype == np.float32  # the checkpoint's dtype (exact here)
+    orig = st.load_file(str(tmp_path / "layer.safetensors"))
+    gelu = np.vectorize(lambda s: 0.5 * s * (1 + math.erf(s / math.sqrt(2))))
+
+    def ln(u):  # type: ignore[no-untyped-def]
+        c = u - u.mean(axis=1, keepdims=True)
+        return c / np.sqrt((c * c).mean(axis=1, keepdims=True) + 1e-12)
+
+    x = np.random.default_rng(3).standard_normal((50, 6))
+
+    def block(t):  # type: ignore[no-untyped-def]
+        hidden = gelu(x @ t[p + "intermediate.dense.weight"].astype(np.float64).T + t[p + "intermediate.dense.bias"])
+        return hidden @ t[p + "output.dense.weight"].astype(np.float64).T + t[p + "output.dense.bias"]
+
+    assert np.abs(ln(x + block(orig)) - ln(block(w))).max() < 1e-5

@@ -113,6 +113,11 @@ class Witness:
     b_up: Any = None
     b_down: Any = None
     b_gate: Any = None
+    # a file block's witness: the checkpoint's tensor names by role (W_up, W_down, W_gate, b_up, b_down),
+    # whether the file stores in x out (transpose) and its dtype, so the export loads back into the model
+    names: tuple[tuple[str, str], ...] = ()
+    transpose: bool = False
+    dtype: str | None = None
 
 
 @dataclass(frozen=True)

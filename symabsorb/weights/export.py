@@ -10,7 +10,7 @@ from typing import Any
 from ..dsl.errors import SymabsorbError
 from ..theory.derivation import Witness
 
-__all__ = ["witness_arrays", "write_witness"]
+__all__ = ["checkpoint_dtype", "witness_arrays", "write_witness"]
 
 
 def _array(m: Any) -> Any:
@@ -37,15 +37,55 @@ def witness_arrays(witness: Witness) -> dict[str, Any]:
     out["W_down"] = _array(witness.w_down)
     if witness.w_gate is not None:
         out["W_gate"] = _array(witness.w_gate)
+    for key, vector in (("b_up", witness.b_up), ("b_down", witness.b_down), ("b_gate", witness.b_gate)):
+        if vector is not None:
+            out[key] = _array(vector).reshape(-1)
+    names = dict(witness.names)
+    if names:  # a checkpoint's layer: its tensor names and layout, so the witness loads back into the model
+        renamed: dict[str, Any] = {}
+        for key, value in out.items():
+            if key in ("W_up", "W_down", "W_gate") and witness.transpose:
+                value = np.ascontiguousarray(value.T)
+            renamed[names.get(key, key)] = value
+        out = renamed
     out["index_set"] = np.array(witness.index_set, dtype=np.int64)
     return out
+
+
+_DTYPES = {"float16": "float16", "float32": "float32", "float64": "float64"}
+
+
+def checkpoint_dtype(arrays: dict[str, Any], dtype: str | None) -> tuple[dict[str, Any], str]:
+    """The arrays in the checkpoint's dtype where that is exact, with a note; float64 otherwise (bfloat16
+    has no numpy type: float32 holds every bfloat16 value, and the note says so)."""
+    import numpy as np
+
+    if dtype is None:
+        return arrays, "float64"
+    target = _DTYPES.get(dtype, "float32" if dtype == "bfloat16" else None)
+    if target is None:
+        return arrays, "float64"
+    out, inexact = {}, []
+    for key, value in arrays.items():
+        if value.dtype.kind != "f":
+            out[key] = value
+            continue
+        cast = value.astype(target)
+        if np.array_equal(cast.astype(np.float64), value):
+            out[key] = cast
+        else:
+            out[key] = value
+            inexact.append(key)
+    note = f"{target} (the checkpoint's dtype {dtype})" + (
+        f"; kept in float64, not representable exactly in {target}: " + ", ".join(inexact) if inexact else "")
+    return out, note
 
 
 def write_witness(path: Path, witness: Witness) -> None:
     """Write atomically as .npz or .safetensors."""
     import numpy as np
 
-    arrays = witness_arrays(witness)
+    arrays, dtype_note = checkpoint_dtype(witness_arrays(witness), witness.dtype)
     suffix = path.suffix.lower()
     if suffix not in (".npz", ".safetensors"):
         raise SymabsorbError(f"cannot write `{path}`: use a .npz or .safetensors file name")
@@ -62,7 +102,8 @@ def write_witness(path: Path, witness: Witness) -> None:
             from safetensors.numpy import save_file
 
             save_file({k: np.ascontiguousarray(v) for k, v in arrays.items()}, tmp,
-                      metadata={"producer": "symabsorb", "verified": witness.verified or "per layer"})
+                      metadata={"producer": "symabsorb", "verified": witness.verified or "per layer",
+                                "dtype": dtype_note})
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

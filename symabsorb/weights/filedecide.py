@@ -317,6 +317,12 @@ def decide_file_block(block: Block, base_dir: Path, library: Library) -> FileDec
                                     "it. Please report this.")
         else:
             error = float_max_relative_error(concrete, w, witness, skip=skip_float)
+        names = {"W_up": w.keys[0], "W_down": w.keys[1], "W_gate": w.keys[2],
+                 "b_up": ((block.weights.prefix or "") + block.weights.up_bias_key) if block.weights.up_bias_key else None,
+                 "b_down": ((block.weights.prefix or "") + block.weights.down_bias_key)
+                 if block.weights.down_bias_key else None}
+        witness = replace(witness, names=tuple((k, v) for k, v in names.items() if v), dtype=w.dtype,
+                          transpose=bool(block.weights.transpose))
         if not error <= WITNESS_TOLERANCE:
             raise WitnessCheckError(f"internal error: the flip witness for `{block.name}` (S of size {len(s)}) fails its "
                                     f"numeric check (max relative error {error:.3g} > {WITNESS_TOLERANCE:g}) although "
