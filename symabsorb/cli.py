@@ -82,6 +82,26 @@ def _library(args: argparse.Namespace) -> Any:
     return library_with(dirs) if dirs else default_library()
 
 
+def _stdin_text(limit: int) -> str:
+    """Up to ``limit`` bytes of standard input as UTF-8 text; other bytes are a positioned error
+    (never surrogate escapes that fail later)."""
+    from .dsl.errors import Span, SpecError
+
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        return sys.stdin.read(limit)
+    data = stream.read(limit)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        if err.start >= limit - 4 and len(data) >= limit:
+            return data[: err.start].decode("utf-8")  # a character cut by the cap: the size limit reports it
+        line = data[: err.start].count(b"\n") + 1
+        column = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+        raise SpecError("standard input is not UTF-8 text", Span("<stdin>", line, column, line, column + 1),
+                        f"the byte 0x{data[err.start]:02x}", "UTF-8 text", "save the spec as UTF-8") from None
+
+
 def _read_spec(path: str) -> tuple[Any, str]:
     from .api import load
 
@@ -89,7 +109,7 @@ def _read_spec(path: str) -> tuple[Any, str]:
         from .budget import current
 
         # At most one byte past the size limit: the loader then refuses it with the limit's name.
-        spec = load(sys.stdin.read(current().limits.input_bytes + 1), name="<stdin>")
+        spec = load(_stdin_text(current().limits.input_bytes + 1), name="<stdin>")
     else:
         spec = load(Path(path))
     return spec.resolved, spec.text

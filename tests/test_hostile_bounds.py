@@ -95,3 +95,31 @@ def test_a_huge_render_width_is_refused() -> None:
     report = symabsorb.prove(symabsorb.load("classify relu\n"))
     with pytest.raises(SymabsorbError, match="width"):
         report.render("md", width=10**9)
+
+
+@pytest.mark.slow
+def test_a_budget_running_out_during_explore_leaves_no_thread_errors(tmp_path: Path) -> None:
+    """A 101-point grid with tiny case budgets and a small command budget: a clean budget error (or
+    a finished run), never "Exception ignored in thread ... KeyError" or a late CpuBudgetExceeded."""
+    import os
+    import subprocess
+    import sys
+
+    spec = tmp_path / "grid.absorb"
+    spec.write_text("space fam = {\n    family: a*z + b*abs(z)\n    range a: [-1, 1]\n    range b: [0, 1]\n"
+                    "    grid: 101\n}\n")
+    env = {**os.environ, "SYMABSORB_CACHE_DIR": str(tmp_path / "cache")}
+    out = subprocess.run([sys.executable, "-m", "symabsorb", "explore", str(spec), "--results", str(tmp_path / "r"),
+                          "--in-process", "--case-budget", "0.01", "--no-evidence", "--no-stacks", "--budget", "3"],
+                         capture_output=True, text=True, env=env, check=False, timeout=600)
+    assert out.returncode in (0, 2), out.stderr
+    assert "Traceback" not in out.stderr and "Exception ignored" not in out.stderr, out.stderr[-3000:]
+
+
+def test_non_utf8_standard_input_is_a_positioned_error() -> None:
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "symabsorb", "check", "-"], input=b"classify relu\n\xff\xfe x\n",
+                         capture_output=True, check=False, timeout=300)
+    assert out.returncode == 2 and b"<stdin>:2:1" in out.stderr and b"not UTF-8" in out.stderr, out.stderr

@@ -99,9 +99,9 @@ def run_with_cpu_budget(compute: Callable[[], T], seconds: float | None) -> Budg
         return BudgetOutcome(value, False, time.thread_time() - start)
     ident = threading.get_ident()
     dog = _Watchdog(ident, time.pthread_getcpuclockid(ident), seconds)
-    dog.start()
     try:
         try:
+            _start_shielded(dog)  # inside: the case's own budget may already strike while it starts
             value = compute()
         finally:
             while True:  # a re-fired exception may land in here: disarming must still happen
@@ -113,8 +113,42 @@ def run_with_cpu_budget(compute: Callable[[], T], seconds: float | None) -> Budg
             if dog.fired:
                 _set_async_exc(ident, None)  # clear an exception not yet delivered
     except CpuBudgetExceeded:
+        _finish(dog, ident)
         return BudgetOutcome(None, True, time.thread_time() - start)
-    dog.join()
+    _finish(dog, ident)
     if dog.fired:
         return BudgetOutcome(None, True, time.thread_time() - start)
     return BudgetOutcome(value, False, time.thread_time() - start)
+
+
+def _start_shielded(dog: threading.Thread) -> None:
+    """Start the watchdog with the command's CPU-timer signal held back: a budget exception raised
+    inside ``Thread.start`` (after the thread exists, inside its ``try``) made ``threading`` forget
+    the thread twice ("Exception ignored in thread ... KeyError"). The signal is delivered just after."""
+    import signal
+
+    mask = getattr(signal, "pthread_sigmask", None)
+    held = {signal.SIGPROF} if mask is not None and hasattr(signal, "SIGPROF") else set()
+    if held:
+        mask(signal.SIG_BLOCK, held)
+    try:
+        dog.start()
+    finally:
+        if held:
+            mask(signal.SIG_UNBLOCK, held)
+
+
+def _finish(dog: threading.Thread, ident: int) -> None:
+    """Wait for the (disarmed) watchdog to end, then clear any exception it set: once it has ended
+    nothing can set one again, so none is delivered after the case (inside the caller's code)."""
+    for _ in range(10_000):
+        try:
+            if dog.ident is None:
+                break  # never started: nothing to wait for
+            dog.join()
+            break
+        except CpuBudgetExceeded:
+            continue
+        except RuntimeError:  # started, but not yet marked so: wait for it
+            time.sleep(0.001)
+    _set_async_exc(ident, None)
