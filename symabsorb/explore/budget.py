@@ -127,15 +127,14 @@ def _start_shielded(dog: threading.Thread) -> None:
     the thread twice ("Exception ignored in thread ... KeyError"). The signal is delivered just after."""
     import signal
 
-    mask = getattr(signal, "pthread_sigmask", None)
-    held = {signal.SIGPROF} if mask is not None and hasattr(signal, "SIGPROF") else set()
+    held = {signal.SIGPROF} if hasattr(signal, "pthread_sigmask") and hasattr(signal, "SIGPROF") else set()
     if held:
-        mask(signal.SIG_BLOCK, held)
+        signal.pthread_sigmask(signal.SIG_BLOCK, held)
     try:
         dog.start()
     finally:
         if held:
-            mask(signal.SIG_UNBLOCK, held)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
 
 
 def _finish(dog: threading.Thread, ident: int) -> None:
