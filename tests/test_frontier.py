@@ -201,14 +201,16 @@ def test_cor_g1_and_g2_on_inline_weights() -> None:
 # ---- Theorem SDI: independent dilates, impossible at every width ------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["elu", "selu", "celu", "mish", "elu(alpha = 2)", "celu(alpha = 1/2)"])
+@pytest.mark.parametrize("name", ["elu", "selu", "celu", "mish", "elu(alpha = 2)", "celu(alpha = 1/2)",
+                                  "z + sin(z)", "z + 2*sin(3*z) + z^3"])  # z + sin z: bias-free absorbers only
 def test_sdi_activations_are_impossible_for_all_weights(name: str) -> None:
     d = classify(activation_from_text(name))
     assert (d.verdict, d.decided_by, d.scope) == (Verdict.IMPOSSIBLE, "thm-SDI", "all weights")
 
 
 @pytest.mark.parametrize("text", ["gelu", "silu", "softplus", "relu", "tanh", "sigmoid", "z*sigmoid(z)",
-                                  "max(0,z) + z^3", "z + sin(z)", "exp(z)", "z*exp(z)/(exp(z) + 1)"])
+                                  "max(0,z) + z^3", "z + sin(z)^2", "z + sin(z) + cos(z)", "z^2 + sin(z)", "exp(z)",
+                                  "z*exp(z)/(exp(z) + 1)"])
 def test_dilate_independence_is_not_claimed_where_it_fails_or_is_unproved(text: str) -> None:
     from symabsorb.analysis.dilates import dilate_fact
 

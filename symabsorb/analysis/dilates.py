@@ -1,8 +1,9 @@
-"""Dilate independence (Theorem SDI, MATH §11): for distinct nonzero ``μ_1..μ_r``, ``Σ_k C_k σ(μ_k t)``
-a polynomial forces every ``C_k = 0``. It implies ``Sym(σ) = {(1, 1)}`` and, with Lemma R, that no
-residual-free σ-block of any width equals ``Mx + B(x)`` when ``M ≠ 0`` (bias-free, all weights).
+"""Dilate independence (Theorem SDI, MATH §11): for pairwise inequivalent dilates ``μ_1..μ_r`` (distinct,
+or for an odd σ with distinct ``|μ_k|``: ``σ(−t) = −σ(t)`` is the symmetry ``(−1, −1)`` with remainder 0),
+``Σ_k C_k σ(μ_k t)`` a polynomial forces every ``C_k = 0``. With Lemma R, no residual-free σ-block of
+any width equals ``Mx + B(x)`` when ``M ≠ 0`` (bias-free, all weights).
 
-Two structural recognisers, each an exact proof:
+Three structural recognisers, each an exact proof:
 
 * *one exponential on one side* (ELU, SELU, CELU): σ is a polynomial on ``t > 0`` and
   ``P(t) + p(t)e^{λt}`` on ``t < 0`` with ``λ ≠ 0``, ``p ≠ 0`` (or the mirror image). On ``t < 0`` only
@@ -15,6 +16,8 @@ Two structural recognisers, each an exact proof:
   ``z`` with ``e^z`` a root of ``D`` (the numerator is nonzero there and ``z^a ≠ 0``), all with real part
   ``log r ≠ 0``; the poles of ``σ(μ·)`` have real part ``log r/μ``, so distinct dilates have disjoint
   pole sets, and a polynomial combination would be analytic at a pole of one term only.
+* *one sine* (``z + sin z``): σ = P + α sin(ωz), P odd: odd, and dilates of distinct ``|μ|`` carry
+  distinct frequencies.
 """
 
 from __future__ import annotations
@@ -145,12 +148,48 @@ def _poles_on_a_line(expr: sp.Expr) -> Evidence | None:
     return proved(Stage.STRUCTURAL, step)
 
 
+def _one_sine(expr: sp.Expr) -> Evidence | None:
+    """σ = P(z) + α·sin(ωz) with P an odd polynomial, α, ω ≠ 0 (``z + sin z``): σ is odd, and the
+    dilates σ(μ_k t) with distinct |μ_k| are independent modulo polynomials (distinct frequencies
+    |μ_k|ω: sines of distinct frequencies are independent over the polynomials)."""
+    if any(isinstance(n, (sp.Piecewise, sp.Max, sp.Min, sp.Abs, sp.sign, sp.Heaviside))
+           for n in sp.preorder_traversal(expr)):
+        return None
+    poly = sp.S.Zero
+    sines: list[tuple[sp.Expr, sp.Expr]] = []
+    for term in sp.Add.make_args(sp.expand(expr)):
+        coeff, rest = term.as_independent(Z, as_Add=False)
+        if isinstance(rest, sp.sin):
+            arg = sp.expand(rest.args[0])
+            omega = arg.coeff(Z)
+            if sp.expand(arg - omega * Z) != 0 or omega.has(Z):
+                return None
+            sines.append((coeff, omega))
+        elif term.is_polynomial(Z):
+            poly += term
+        else:
+            return None
+    if len(sines) != 1 or poly.free_symbols - {Z}:
+        return None
+    ((alpha, omega),) = sines
+    if exact_sign(alpha) in (None, 0) or exact_sign(omega) in (None, 0):
+        return None
+    if sp.expand(poly + poly.xreplace({Z: -Z})) != 0:
+        return None
+    step = Step(
+        f"σ = P(z) + α·sin(ωz) with P = {sp.sstr(poly)} odd, α = {sp.sstr(alpha)} ≠ 0, ω = {sp.sstr(omega)} ≠ 0: σ is odd, "
+        "so σ(−μt) = −σ(μt) (the symmetry (−1, −1), remainder 0) merges the dilates μ and −μ; for distinct |μ_k|, "
+        "Σ C_k σ(|μ_k| t) = polynomial + Σ C_k α sin(|μ_k|ω t), and sines of distinct frequencies are independent "
+        "over the polynomials: every C_k = 0", sp.Tuple(alpha, omega))
+    return proved(Stage.STRUCTURAL, step)
+
+
 @functools.lru_cache(maxsize=256)
 def dilate_fact(expr: sp.Expr) -> DilateFact:
     """Whether distinct dilates of σ are independent modulo polynomials (proved structurally)."""
     if expr.free_symbols - {Z}:
         return DilateFact(unknown("σ has free parameters"))
-    for recogniser in (_one_sided_exponential, _poles_on_a_line):
+    for recogniser in (_one_sided_exponential, _poles_on_a_line, _one_sine):
         ev = recogniser(expr)
         if ev is not None:
             return DilateFact(ev)

@@ -15,9 +15,9 @@ CHECKERS, hypothesis = registrar()
 
 @hypothesis("dilate_independent")
 def _dilate_independent(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
-    statement = ("distinct dilates of $\\sigma$ are independent modulo polynomials: for distinct $\\mu_k \\ne 0$, "
-                 "$\\sum_k C_k\\,\\sigma(\\mu_k t)$ a polynomial forces every $C_k = 0$ (so $\\mathrm{Sym}(\\sigma) = "
-                 "\\{(1,1)\\}$ with remainder $0$)")
+    statement = ("inequivalent dilates of $\\sigma$ are independent modulo polynomials, every symmetry having "
+                 "remainder $0$: for pairwise inequivalent $\\mu_k \\ne 0$, $\\sum_k C_k\\,\\sigma(\\mu_k t)$ a "
+                 "polynomial forces every $C_k = 0$")
     if s.the_block.gated:
         return simple("dilate_independent", HypStatus.REFUTED, statement, "the block is gated")
     ev = dilate_fact(s.the_block.activation.expr).evidence
