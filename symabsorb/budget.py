@@ -1,8 +1,9 @@
 """One budget per command: CPU seconds for everything it does, size limits checked before work,
 and where input files may come from. A base module: every layer reads the budget in force.
 
-The command line creates one :class:`Budget` at the command's entry and installs it with
-:func:`installed`; the parser, the resolver, the fact engine and the searches all run under it.
+The command line creates one :class:`Budget` at the command's entry, as part of the command's run
+(:mod:`symabsorb.context`), and enforces it (:func:`enforced`; :func:`installed` does both for a
+block); the parser, the resolver, the fact engine and the searches all run under it.
 Time is *CPU* time of the process (``ITIMER_PROF``, ``time.process_time``), never wall-clock, so an
 answer does not depend on how busy the machine is.
 
@@ -20,11 +21,12 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from .context import changed
+from .context import current as run_context
 from .errors import SymabsorbError
 
 __all__ = [
@@ -38,6 +40,7 @@ __all__ = [
     "Timeout",
     "current",
     "deadline",
+    "enforced",
     "installed",
     "note_machine_dependent",
     "parse_budget",
@@ -60,24 +63,20 @@ class Timeout(Exception):
     def __init__(self, reason: str = "timeout") -> None:
         super().__init__(reason)
         self.reason = reason
-        _timeouts[0] += 1
-
-
-#: How many times any time budget ran out in this process (an answer given after one depends on
-#: the machine's speed, so it is not replayed: see symabsorb/replay.py).
-_timeouts = [0]
+        note_machine_dependent()
 
 
 def timeouts() -> int:
     """How many :class:`Timeout` exceptions (and other machine-dependent outcomes, see
-    :func:`note_machine_dependent`) this process has seen so far."""
-    return _timeouts[0]
+    :func:`note_machine_dependent`) the run in force has seen so far (an answer given after one
+    depends on the machine's speed, so it is not replayed: see symabsorb/replay.py)."""
+    return run_context().ledger.machine_dependent
 
 
 def note_machine_dependent() -> None:
     """Record an outcome that depends on the machine, not the input (a ``MemoryError`` made a fact
     ``unknown``): like a timeout, the answer is then not replayed."""
-    _timeouts[0] += 1
+    run_context().ledger.machine_dependent += 1
 
 
 class BudgetExhausted(Timeout, SymabsorbError):
@@ -130,13 +129,10 @@ class Budget:
         return min(max(DEFAULT_FACT_SECONDS, self.seconds / 20), self.seconds)
 
 
-_NO_BUDGET = Budget(seconds=math.inf)
-_current: ContextVar[Budget] = ContextVar("symabsorb_budget", default=_NO_BUDGET)
-
-
 def current() -> Budget:
-    """The budget in force (library use without :func:`installed`: default limits, no time limit)."""
-    return _current.get()
+    """The budget of the run in force (library use without :func:`installed`: default limits, no
+    time limit); see :mod:`symabsorb.context`."""
+    return run_context().budget
 
 
 def parse_budget(text: str) -> float:
@@ -288,24 +284,29 @@ def _push(entry: _Deadline) -> Iterator[None]:
 
 @contextmanager
 def installed(budget: Budget) -> Iterator[Budget]:
-    """Run the body under ``budget``: its limits are :func:`current`, its CPU seconds are enforced."""
-    token = _current.set(budget)
-    try:
-        if math.isinf(budget.seconds):
-            yield budget
-            return
-        start = time.process_time()
-        seconds = budget.seconds
+    """Run the body under ``budget``: the run in force with this budget (its limits are
+    :func:`current`), and its CPU seconds enforced."""
+    with changed(budget=budget), enforced(budget):
+        yield budget
 
-        def spent() -> Timeout:
-            used = time.process_time() - start
-            return BudgetExhausted(f"budget: the command's budget of {seconds:g} CPU seconds ran out "
-                                   f"(used {used:.1f} s)")
 
-        with _push(_Deadline(start + seconds, spent, command=True)):
-            yield budget
-    finally:
-        _current.reset(token)
+@contextmanager
+def enforced(budget: Budget) -> Iterator[Budget]:
+    """Stop the body with :class:`BudgetExhausted` once it has used ``budget.seconds`` of CPU (the
+    command line: around the command's whole run)."""
+    if math.isinf(budget.seconds):
+        yield budget
+        return
+    start = time.process_time()
+    seconds = budget.seconds
+
+    def spent() -> Timeout:
+        used = time.process_time() - start
+        return BudgetExhausted(f"budget: the command's budget of {seconds:g} CPU seconds ran out "
+                               f"(used {used:.1f} s)")
+
+    with _push(_Deadline(start + seconds, spent, command=True)):
+        yield budget
 
 
 @contextmanager

@@ -777,7 +777,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    from .budget import Budget, Limits, installed, parse_limit
+    from .budget import Budget, Limits, enforced, parse_limit
     from .errors import SymabsorbError
 
     try:
@@ -788,10 +788,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(str(err))
     budget = Budget(getattr(args, "budget", None) or Budget().seconds, limits, bool(getattr(args, "allow_outside", False)))
     try:
-        from .paths import tracking_inputs
-        from .userdirs import cache_off
+        from .context import Ledger, Run, running
 
-        with cache_off(bool(getattr(args, "no_cache", False))), installed(budget), tracking_inputs():
+        # One run per command: its budget, its cache policy, and a ledger of the files it reads
+        # (no output may replace one), of who is told about them (replay), of its timeouts.
+        run = Run(budget, cache=not getattr(args, "no_cache", False), ledger=Ledger(inputs={}))
+        with running(run), enforced(budget):
             result: int = _run_or_replay(args)
         return result
     except SymabsorbError as err:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from .budget import current
+from .context import current as run_context
 from .errors import Span, SpecError, SpecImportError, SymabsorbError
 
 __all__ = [
@@ -51,42 +52,47 @@ PARTIAL_MARK = ".symabsorb-partial-"
 #: ``("check", path, None)`` when a file's existence and kind were checked, ``("read", path, fd)``
 #: when a file is opened for reading (the open descriptor: what is read is what is hashed) and
 #: ``("write", path, temporary path)`` just before an output replaces ``path``.
-_observers: list[Callable[[str, Path, object], None]] = []
+#: (The observers and the files read belong to the run in force: :class:`symabsorb.context.Ledger`.)
 
 
 @contextlib.contextmanager
 def observe(callback: Callable[[str, Path, object], None]) -> Iterator[None]:
     """Call ``callback(event, path, detail)`` for each input and output inside the ``with``."""
-    _observers.append(callback)
+    observers = run_context().ledger.observers
+    observers.append(callback)
     try:
         yield
     finally:
-        _observers.remove(callback)
+        observers.remove(callback)
 
 
 def _notify(event: str, path: Path, detail: object = None) -> None:
-    for callback in list(_observers):
+    for callback in list(run_context().ledger.observers):
         callback(event, path, detail)
-
-
-#: Files read by the command in progress, by (device, inode) -> the name it was read under.
-_read_so_far: list[dict[tuple[int, int], str]] = []
 
 
 @contextlib.contextmanager
 def tracking_inputs() -> Iterator[None]:
     """Within the body, every file read through :func:`open_regular` is an input no output may
-    replace (:func:`check_output`)."""
-    _read_so_far.append({})
+    replace (:func:`check_output`). (The command line's run tracks them from its start.)"""
+    ledger = run_context().ledger
+    before = ledger.inputs
+    ledger.inputs = {}
     try:
         yield
     finally:
-        _read_so_far.pop()
+        ledger.inputs = before
+
+
+def _read_so_far() -> dict[tuple[int, int], str] | None:
+    """Files read by the run in force, by (device, inode) -> the name it was read under."""
+    return run_context().ledger.inputs
 
 
 def _track(path: Path, info: os.stat_result) -> None:
-    if _read_so_far:
-        _read_so_far[-1].setdefault((info.st_dev, info.st_ino), str(path))
+    inputs = _read_so_far()
+    if inputs is not None:
+        inputs.setdefault((info.st_dev, info.st_ino), str(path))
 
 
 def note_checked(path: Path) -> None:
@@ -232,7 +238,8 @@ def check_output(path: Path, protect: Sequence[Path] = (), rewrites_input: bool 
                     raise OutputError(f"refusing to overwrite {what} `{p}` with the output; choose another -o FILE")
             except OSError:
                 continue
-        read = _read_so_far[-1].get((existing.st_dev, existing.st_ino)) if _read_so_far and not rewrites_input else None
+        inputs = _read_so_far()
+        read = inputs.get((existing.st_dev, existing.st_ino)) if inputs is not None and not rewrites_input else None
         if read is not None:
             raise OutputError(f"refusing to overwrite `{path}`: it is `{read}`, an input this command read; choose "
                               "another output")

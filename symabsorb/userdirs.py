@@ -41,26 +41,31 @@ from typing import Any
 __all__ = ["cache_dir", "cache_enabled", "cache_off", "disable_cache", "dumps", "from_plain", "read_entry", "seal",
            "secret_key", "to_plain", "trust_problem", "unseal", "write_atomically"]
 
-_state: dict[str, Any] = {"enabled": True, "checked": {}, "key": {}}
+# Memos only (the directories found usable, the keys read); whether the cache is on belongs to the
+# run in force (symabsorb.context.Run.cache).
+_state: dict[str, Any] = {"checked": {}, "key": {}}
 
 #: Entries larger than this are never read (the largest a run writes is far below it).
 MAX_ENTRY_BYTES = 64 * 2**20
 
 
 def disable_cache() -> None:
-    _state["enabled"] = False
+    """The cache off for the whole process (every run)."""
+    from .context import disable_process_cache
+
+    disable_process_cache()
 
 
 @contextlib.contextmanager
 def cache_off(off: bool = True) -> Iterator[None]:
     """The cache turned off (if ``off``) for the body only (``--no-cache`` of one command)."""
-    before = _state["enabled"]
-    if off:
-        _state["enabled"] = False
-    try:
+    from .context import changed
+
+    if not off:
         yield
-    finally:
-        _state["enabled"] = before
+        return
+    with changed(cache=False):
+        yield
 
 
 def cache_dir() -> Path:
@@ -138,7 +143,9 @@ def _printable(text: str) -> str:
 
 def cache_enabled() -> bool:
     """The cache is on and its directory may be trusted (see :func:`trust_problem`)."""
-    return bool(_state["enabled"]) and not os.environ.get("SYMABSORB_NO_CACHE") and _usable()
+    from .context import current, process_default
+
+    return current().cache and process_default().cache and not os.environ.get("SYMABSORB_NO_CACHE") and _usable()
 
 
 def secret_key() -> bytes:

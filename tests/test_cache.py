@@ -76,14 +76,18 @@ def test_timed_out_facts_are_not_stored(tmp_path: Path, monkeypatch: pytest.Monk
 
     monkeypatch.setenv("SYMABSORB_CACHE_DIR", str(tmp_path))
 
-    def slow(expr: sp.Expr, gated: bool, order: int, budget: float | None):  # type: ignore[no-untyped-def]
-        engine._TIMED_OUT[0] = True
-        return ("timed out",) * 9
+    from symabsorb.budget import Timeout
 
-    monkeypatch.setattr(engine, "_compute", slow)
+    def slow(expr: sp.Expr) -> object:
+        raise Timeout("timeout: not decided within 1 CPU seconds")
+
+    monkeypatch.setattr(engine, "parity_fact", slow)
     engine.analyze_expr.cache_clear()
-    engine.analyze_expr(sp.exp(Z) * Z + 7, False, DEFAULT_ORDER, 1.0)
+    parts = engine.analyze_expr(sp.exp(Z) * Z + 7, False, DEFAULT_ORDER, 1.0)
     engine.analyze_expr.cache_clear()
+    # the fact carries its own status: out of time (not "unknown" for good), so nothing is stored
+    assert parts[0].evidence.timed_out and engine.ran_out_of_time(parts[0])
+    assert not any(engine.ran_out_of_time(p) for p in parts[1:])
     assert _entries(tmp_path) == []
 
 

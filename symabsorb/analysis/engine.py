@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -61,18 +62,26 @@ def _timed(compute: Callable[[], T], fallback: Callable[[str], T], budget: float
     except BudgetExhausted:
         raise
     except Timeout as err:
-        _TIMED_OUT[0] = True
-        return fallback(err.reason)
+        return _timed_out(fallback(err.reason))
     except MemoryError as err:  # depends on the machine's memory (ulimit), not the input: like a timeout
-        _TIMED_OUT[0] = True
         note_machine_dependent()
-        return fallback(f"SymPy could not decide it ({type(err).__name__})")
+        return _timed_out(fallback(f"SymPy could not decide it ({type(err).__name__})"))
     except (NotImplementedError, ValueError, TypeError, ZeroDivisionError, RecursionError,
             OverflowError) as err:
         return fallback(f"SymPy could not decide it ({type(err).__name__})")
 
 
-_TIMED_OUT = [False]  # set when a fact ran out of time or memory: such results are not cached on disk
+def _timed_out(fact: T) -> T:
+    """``fact`` with each of its evidences marked as out of time (the fact carries its own status)."""
+    changes = {f.name: dataclasses.replace(v, timed_out=True) for f in dataclasses.fields(fact)  # type: ignore[arg-type]
+               if isinstance(v := getattr(fact, f.name), Evidence)}
+    return dataclasses.replace(fact, **changes)  # type: ignore[type-var]
+
+
+def ran_out_of_time(fact: object) -> bool:
+    """Whether some evidence of ``fact`` is unknown only because its time (or memory) ran out."""
+    return dataclasses.is_dataclass(fact) and any(
+        isinstance(v := getattr(fact, f.name), Evidence) and v.timed_out for f in dataclasses.fields(fact))
 
 
 def _parity_fallback(reason: str) -> ParityFact:
@@ -94,9 +103,8 @@ def analyze_expr(expr: sp.Expr, gated: bool = False, order: int = DEFAULT_ORDER,
     hit = cache.load(k)
     if isinstance(hit, tuple) and len(hit) == 9:
         return hit  # type: ignore[return-value]
-    _TIMED_OUT[0] = False
     result = _compute(expr, gated, order, budget)
-    if not _TIMED_OUT[0]:
+    if not any(ran_out_of_time(part) for part in result):  # a fact out of time may be decided next time
         cache.store(k, result)
     return result
 

@@ -44,6 +44,9 @@ class Evidence:
     decided_by: Stage
     steps: tuple[Step, ...] = ()
     reason: str = ""
+    #: ``unknown`` only because time (or memory) ran out: another machine, or a larger budget, may
+    #: decide it. Such a fact is never cached on disk, and an answer built on it is not replayed.
+    timed_out: bool = False
 
     @property
     def proved(self) -> bool:
