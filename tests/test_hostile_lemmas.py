@@ -73,7 +73,7 @@ def test_lemma_strings_in_reports_are_escaped(tmp_path: Path) -> None:
         assert code == 0, err
         text = out.read_text(encoding="utf-8")
         assert "X-linear" in text or "X\\-linear" in text or "X_linear" in text
-        assert "<script>" not in text, fmt
+        assert "<script>alert" not in text, fmt
         if fmt == "tex":
             assert "\\input{" not in text
         if fmt == "md":
@@ -130,3 +130,36 @@ def test_ids_that_share_a_graph_node_collide() -> None:
     assert id_collisions(["L-linear", "L_linear"]) == [("L-linear", "L_linear")]
     assert id_collisions(["L-linear", "l-Linear", "thm8"]) == [("L-linear", "l-Linear")]
     assert id_collisions(["L-linear", "L-linear-rank"]) == []
+
+
+# ---- the loader refuses them with a positioned error (exit 2) -----------------------------------
+
+@pytest.mark.parametrize("field,value,shown", [
+    ("priority", '"high"', "priority"), ("id", '"L_linear"', "L_linear"), ("label", '"a\\u001b[2Jb"', "label"),
+    ("title", '"x\\u009bq"', "title"), ("citation", '"x\\u202ey"', "citation"),
+])
+def test_a_bad_lemma_file_is_a_positioned_error(tmp_path: Path, field: str, value: str, shown: str) -> None:
+    text = (ROOT / "theorems" / "L-linear.toml").read_text(encoding="utf-8").replace('id = "L-linear"', 'id = "X-lin"')
+    text = re.sub(rf"(?m)^{field} = .*$", lambda _m: f"{field} = {value}", text, count=1)
+    (tmp_path / "bad.toml").write_text(text, encoding="utf-8")
+    code, _out, err, _ = run_cli("classify", "relu", "--theorems", str(tmp_path))
+    assert code == 2 and "bad.toml:" in err and shown in err, err
+    assert not any(c in err for c in "\x1b\x9b\u202e")
+
+
+def test_ids_colliding_on_a_graph_node_are_refused(tmp_path: Path) -> None:
+    text = (ROOT / "theorems" / "L-linear.toml").read_text(encoding="utf-8").replace('id = "L-linear"',
+                                                                                    'id = "l-Linear"')
+    (tmp_path / "dup.toml").write_text(text, encoding="utf-8")
+    code, _out, err, _ = run_cli("graph", "--theorems", str(tmp_path))
+    assert code == 2 and "collides with `L-linear`" in err, err
+
+
+def test_a_symlink_out_of_the_theorems_directory_is_refused(tmp_path: Path) -> None:
+    private = tmp_path / "private.txt"
+    private.write_text("root:secret-first-line\n")
+    lemmas = tmp_path / "lemmas"
+    lemmas.mkdir()
+    (lemmas / "x.toml").symlink_to(private)
+    code, _out, err, _ = run_cli("classify", "relu", "--theorems", str(lemmas))
+    assert code == 2 and "leads outside" in err and "secret" not in err, err

@@ -156,6 +156,11 @@ def _parse_result(file: str, text: str, known_hypotheses: Iterable[str]) -> Resu
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise LibraryError(f"{file} is not valid TOML: {exc}", Span(file, 1, 1, 1, 1)) from None
+    from ..untrusted import check_result_data  # lemma files are untrusted input: ids, text, types
+
+    problem = check_result_data(data)
+    if problem is not None:
+        raise _err(file, text, *problem)
     required = ("id", "label", "title", "kind", "source", "citation", "statement", "conclusion")
     for key in required:
         if key not in data:
@@ -217,6 +222,20 @@ def _check_count(directory: Path, count: int) -> None:
                            f"the limit `files` is {cap}; raise it with `--limit files=N`")
 
 
+def _check_inside(directory: Path, path: Path) -> None:
+    """A file of a ``--theorems`` directory must stay inside it (a symbolic link out is refused
+    before anything is read, so no line of another file reaches an error message)."""
+    try:
+        inside = path.resolve().parent == directory.resolve() or directory.resolve() in path.resolve().parents
+    except (OSError, RuntimeError):
+        inside = False
+    if not inside:
+        # no span: an error with a position would print the first line of the file it leads to
+        raise LibraryError(f"theorem file `{path}` leads outside `{directory}`", None,
+                           "a symbolic link out of the directory", f"a result file inside `{directory}`",
+                           "copy the file into the directory instead of linking to it")
+
+
 def _read_user_file(path: Path) -> str:
     """A result file from a ``--theorems`` directory: a regular file (never a FIFO or a device), within
     the ``input-bytes`` limit, UTF-8."""
@@ -242,12 +261,19 @@ def load_library(directories: Iterable[Path | Any], known_hypotheses: Iterable[s
             _check_count(directory, len(entries))
         for path in entries:
             # the package's own files are trusted; a --theorems directory is input like a spec
+            if isinstance(path, Path):
+                _check_inside(directory, path)
             text = _read_user_file(path) if isinstance(path, Path) else path.read_text(encoding="utf-8")
             file = str(path)
             result = _parse_result(file, text, known)
             if result.id in results:
                 raise _err(file, text, f'"{result.id}"', f"duplicate result id `{result.id}`", "a new id",
                            f"`{result.id}` is already defined in {results[result.id].file}")
+            from ..untrusted import id_collisions
+
+            for first, _second in id_collisions([*results, result.id]):
+                raise _err(file, text, f'"{result.id}"', f"result id `{result.id}` collides with `{first}`", "a new id",
+                           f"`{first}` ({results[first].file}) names the same graph node and anchor")
             results[result.id] = result
             texts[result.id] = text
     for r in results.values():
