@@ -22,6 +22,7 @@ __all__ = [
     "exact_sign",
     "find_nonconstant_points",
     "find_nonzero_point",
+    "has_domain",
     "is_free_of_z",
     "prove_zero",
     "proved_nonzero",
@@ -163,6 +164,11 @@ def exact_sign(e: sp.Expr) -> int | None:
     if signs is not None and len(set(signs)) == 1:
         return signs[0]
     return None
+
+
+def has_domain(e: sp.Basic) -> bool:
+    """Whether ``e`` holds a parameter with a declared domain beyond its sign assumptions."""
+    return any(domain_of(x) is not None for x in e.free_symbols)
 
 
 def proved_nonzero(e: sp.Expr) -> bool:

@@ -14,6 +14,7 @@ from ..analysis.identity import (
     exact_sign,
     find_nonconstant_points,
     find_nonzero_point,
+    has_domain,
     is_free_of_z,
     proved_nonzero,
     simplified,
@@ -79,8 +80,8 @@ def _within_constraints(e: sp.Expr, params: tuple[Any, ...]) -> sp.Expr:
 def _relation_on_domain(c: sp.Basic) -> bool | None:
     """``k = v``, ``k > v`` or ``k ≠ v`` decided for every allowed value of the parameters in ``k``
     (``1 < k < 2`` proves ``k > 1``) through the exact sign of ``k − v``, else None."""
-    if not isinstance(c, sp.core.relational.Relational):
-        return None
+    if not isinstance(c, sp.core.relational.Relational) or not has_domain(c):
+        return None  # without a declared domain: SymPy's own evaluation, as before
     diff = c.lhs - c.rhs
     sign = exact_sign(diff)
     if isinstance(c, sp.Eq):
@@ -209,7 +210,7 @@ def _deriv_zero(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     ev = f.at_zero.evidence
     if d.is_zero:
         return from_evidence("derivative_at_0_zero", "$\\sigma'(0) = 0$", "derivative at 0", ev)
-    if d.is_nonzero is not True and not proved_nonzero(d):
+    if d.is_nonzero is not True and not (has_domain(d) and proved_nonzero(d)):
         return simple("derivative_at_0_zero", HypStatus.UNKNOWN, "$\\sigma'(0) = 0$",
                        f"σ'(0) = {sp.sstr(d)} is not decided to be zero or nonzero", evidence=(("derivative at 0", ev),))
     return simple("derivative_at_0_zero", HypStatus.REFUTED, "$\\sigma'(0) = 0$", f"σ'(0) = {sp.sstr(d)} ≠ 0",
@@ -270,7 +271,8 @@ def _nonzero_or_unknown(check: HypothesisCheck, value: Any, what: str, params: t
     """A proved check whose constant is not *proved* nonzero (a free parameter) becomes unknown;
     the parameters' constraints are used (``a > -1`` proves ``c = (a+1)/2 ≠ 0``)."""
     if check.status is HypStatus.PROVED and value is not None and \
-            _within_constraints(value, params).is_nonzero is not True and not proved_nonzero(value):
+            _within_constraints(value, params).is_nonzero is not True and \
+            not (has_domain(value) and proved_nonzero(value)):
         return HypothesisCheck(check.name, HypStatus.UNKNOWN, check.statement, check.evidence, check.bindings,
                                reason=f"{what} = {sp.sstr(value)} is not proved nonzero")
     return check
