@@ -139,7 +139,8 @@ def test_jupyter_reprs(paper_report) -> None:  # type: ignore[no-untyped-def]
     from symabsorb.api import Report
 
     report = Report(paper_report)  # the API's wrapper: the report data itself imports no renderer
-    assert report._repr_markdown_().startswith("# symabsorb report")
+    assert report._repr_markdown_().startswith("**symabsorb report")  # the summary (issue 21 item 9)
+    assert report.render("md").startswith("# symabsorb report")
     assert "<math" in report._repr_html_() and not report._repr_html_().startswith("<!DOCTYPE")
     assert "\\begin{result}{Proposition}{5}" in report.render("tex", fragment=True)
 
