@@ -29,7 +29,7 @@ def answer(q: SpecQuery, library: Library, budget: float | None = DEFAULT_BUDGET
 
         assert isinstance(target, Block)
         base = decide_concrete(target, prove(target, f"absorb {target.name}", library, budget), library, base_dir)
-        return QueryAnswer(q.text, "width", derivation=width_derivation(target, base, q.text, budget))
+        return QueryAnswer(q.text, "width", derivation=width_derivation(target, base, q.text, budget, library))
     assert not isinstance(target, (Block, Stack))
     if q.kind == "classify":
         return QueryAnswer(q.text, "classify", derivation=classify(target, library, budget), activation=target)

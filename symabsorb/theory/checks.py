@@ -19,8 +19,10 @@ from ..analysis.facts import Evidence, Status
 from ..model.block import Block, Stack
 from ..model.functions import Phi, Z
 from .derivation import HypothesisCheck, HypStatus
+from .hypdecl import Declaration, Param
 
-__all__ = ["REFERENCES", "Checker", "Subject", "as_expr", "from_evidence", "registrar", "simple"]
+__all__ = ["REFERENCES", "Checker", "Declaration", "Param", "Subject", "as_expr", "from_evidence",
+           "registrar", "simple"]
 
 #: Activations that results name exactly (Thms. 8 and 10), as expressions in z.
 REFERENCES: dict[str, tuple[str, sp.Expr]] = {
@@ -62,13 +64,18 @@ class Subject:
 Checker = Callable[[Subject, dict[str, Any]], HypothesisCheck]
 
 
-def registrar() -> tuple[dict[str, Checker], Callable[[str], Callable[[Checker], Checker]]]:
-    """A fresh table of checkers and the decorator that fills it (``@hypothesis("name")``)."""
-    table: dict[str, Checker] = {}
+def registrar() -> tuple[dict[str, Declaration], Callable[..., Callable[[Checker], Checker]]]:
+    """A fresh table of declarations and the decorator that declares a hypothesis and registers its
+    checker on the declaration: ``@hypothesis("name", "holds when ...", params={...}, binds=("c",))``
+    (the keywords are those of :class:`~.hypdecl.Declaration`)."""
+    table: dict[str, Declaration] = {}
 
-    def hypothesis(name: str) -> Callable[[Checker], Checker]:
+    def hypothesis(name: str, holds: str, *, params: dict[str, Param] | None = None, binds: tuple[str, ...] = (),
+                   subject: str = "block", require_any: tuple[str, ...] = ()) -> Callable[[Checker], Checker]:
         def register(fn: Checker) -> Checker:
-            table[name] = fn
+            if name in table:
+                raise RuntimeError(f"hypothesis `{name}` is declared twice")
+            table[name] = Declaration(name, holds, params or {}, binds, subject, require_any, fn)
             return fn
 
         return register

@@ -22,7 +22,7 @@ from ..analysis.identity import (
 from ..model.activation import GatedActivation
 from ..model.block import Block
 from ..model.functions import Z
-from .checks import REFERENCES, Subject, from_evidence, registrar, simple
+from .checks import REFERENCES, Param, Subject, from_evidence, registrar, simple
 from .derivation import HypothesisCheck, HypStatus
 
 __all__ = ["CHECKERS"]
@@ -33,7 +33,7 @@ CHECKERS, hypothesis = registrar()
 # ---- kind of unit ------------------------------------------------------------------------------------
 
 
-@hypothesis("ungated")
+@hypothesis("ungated", 'the block is ungated')
 def _ungated(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     ok = not s.the_block.gated
     return simple("ungated", HypStatus.PROVED if ok else HypStatus.REFUTED,
@@ -41,7 +41,7 @@ def _ungated(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
                    "" if ok else "the block is gated")
 
 
-@hypothesis("gated")
+@hypothesis("gated", 'the block is gated')
 def _gated(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     ok = s.the_block.gated
     return simple("gated", HypStatus.PROVED if ok else HypStatus.REFUTED,
@@ -102,6 +102,8 @@ def _degree_ok(k: sp.Expr, p: dict[str, Any], params: tuple[Any, ...] = ()) -> b
         checks.append(sp.Gt(k, _number(p["min_exclusive"])))
     if "exclude" in p:
         checks.append(sp.Ne(k, _number(p["exclude"])))
+    if not checks:
+        return None  # no constraint: never vacuously true (the declaration requires one)
     values = [bool(c) if c in (sp.true, sp.false) else _relation_on_domain(c) for c in checks]
     if any(v is False for v in values):
         return False
@@ -131,7 +133,12 @@ def _unit_degree(s: Subject, block: Block) -> tuple[Evidence, sp.Expr | None, st
     return ev, k, f"{what} is positively homogeneous of degree $k = {sp.latex(k)}$" if k is not None else ""
 
 
-@hypothesis("unit_homogeneous")
+@hypothesis("unit_homogeneous",
+            'each unit is positively homogeneous of a degree `k` meeting the constraints (gated: `k = deg g + 1`)',
+            params={"equals": Param("number", "the degree k equals this"),
+                    "min_exclusive": Param("number", "k is greater than this"),
+                    "exclude": Param("number", "k differs from this")},
+            binds=('k',), require_any=('equals', 'min_exclusive', 'exclude'))
 def _unit_homogeneous(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     ev, k, text = _unit_degree(s, s.the_block)
     statement = f"each unit is positively homogeneous of degree $k$ with ${_degree_text(p)}$"
@@ -153,7 +160,7 @@ def _unit_homogeneous(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     return check
 
 
-@hypothesis("gate_value_at_0_zero")
+@hypothesis("gate_value_at_0_zero", '`g(0) = 0`', binds=('g0',))
 def _gate_zero(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     if not s.the_block.gated:
         return simple("gate_value_at_0_zero", HypStatus.REFUTED, "$g(0) = 0$", "the block is ungated")
@@ -188,7 +195,7 @@ def _differentiable(name: str, s: Subject, what: str) -> HypothesisCheck:
                           refuted_reason=refuted_reason)
 
 
-@hypothesis("gate_differentiable_at_0")
+@hypothesis("gate_differentiable_at_0", '`g` differentiable at 0', binds=('d0',))
 def _gate_diff(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     if not s.the_block.gated:
         return simple("gate_differentiable_at_0", HypStatus.REFUTED, "$g$ is differentiable at $0$",
@@ -196,12 +203,12 @@ def _gate_diff(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     return _differentiable("gate_differentiable_at_0", s, "g")
 
 
-@hypothesis("differentiable_at_0")
+@hypothesis("differentiable_at_0", 'σ differentiable at 0', binds=('d0',))
 def _diff(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     return _differentiable("differentiable_at_0", s, "\\sigma")
 
 
-@hypothesis("derivative_at_0_zero")
+@hypothesis("derivative_at_0_zero", "`σ'(0) = 0`")
 def _deriv_zero(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     f = s.facts()
     d = f.at_zero.derivative
@@ -217,7 +224,7 @@ def _deriv_zero(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
                    evidence=(("derivative at 0", ev),))
 
 
-@hypothesis("locally_bounded")
+@hypothesis("locally_bounded", 'σ locally bounded')
 def _locally_bounded(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     f = s.facts()
     if f.growth.locally_bounded:
@@ -228,7 +235,7 @@ def _locally_bounded(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
                    "local boundedness is not shown structurally")
 
 
-@hypothesis("sublinear_growth")
+@hypothesis("sublinear_growth", '`σ = o(|z|)` at ±∞')
 def _sublinear(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     g = s.facts().growth
     statement = "$\\sigma(z) = o(|z|)$ as $z \\to \\pm\\infty$"
@@ -245,7 +252,7 @@ def _sublinear(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     return from_evidence("sublinear_growth", statement, "growth", g.evidence)
 
 
-@hypothesis("even")
+@hypothesis("even", 'σ even')
 def _even(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     f = s.facts()
     par = f.parity
@@ -278,7 +285,7 @@ def _nonzero_or_unknown(check: HypothesisCheck, value: Any, what: str, params: t
     return check
 
 
-@hypothesis("odd_linear")
+@hypothesis("odd_linear", '`σ(z) − σ(−z) = 2cz` with `c ≠ 0`', binds=('c',))
 def _odd_linear(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     par = s.facts().parity
     c = par.odd_linear_constant
@@ -295,7 +302,7 @@ def _odd_linear(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     return _nonzero_or_unknown(check, c, "c", _params(s))
 
 
-@hypothesis("gate_flip")
+@hypothesis("gate_flip", '`g(z) + g(−z) = 2g(0) ≠ 0`', binds=('g0',))
 def _gate_flip(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     gate = s.facts().gate
     if gate is None:
@@ -312,7 +319,12 @@ def _gate_flip(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     return _nonzero_or_unknown(check, g0, "g(0)", _params(s))
 
 
-@hypothesis("same_function")
+@hypothesis("same_function",
+            "σ is exactly the reference function (decided on the piecewise normal form, not by name); binds "
+            "its odd-part constant `c`",
+            params={"reference": Param("string", "the reference activation", required=True,
+                                       choices=tuple(REFERENCES))},
+            binds=('c',))
 def _same_function(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     label, ref = REFERENCES[p["reference"]]
     block = s.the_block
@@ -323,10 +335,14 @@ def _same_function(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     check = from_evidence("same_function", statement, f"σ = {label}", ev)
     if check.status is HypStatus.REFUTED:
         return HypothesisCheck(check.name, check.status, statement, check.evidence, reason=f"σ is not {label}")
+    if check.status is HypStatus.PROVED:
+        # σ is the reference, so its odd part is the reference's: σ(z) − σ(−z) = 2c·z (c = 1/2 for ReLU, GELU)
+        c = s.facts().parity.odd_linear_constant
+        return HypothesisCheck(check.name, check.status, statement, check.evidence, (("c", c),))
     return check
 
 
-@hypothesis("linear_activation")
+@hypothesis("linear_activation", '`σ = cz`, `c ≠ 0`', binds=('c',))
 def _linear(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     block = s.the_block
     if block.gated:
@@ -341,7 +357,7 @@ def _linear(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     return _nonzero_or_unknown(check, c, "c", _params(s))
 
 
-@hypothesis("nonpolynomial")
+@hypothesis("nonpolynomial", 'σ is not a polynomial')
 def _nonpolynomial(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     poly = s.facts().polynomial
     ev = poly.evidence
@@ -356,7 +372,7 @@ def _nonpolynomial(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
 # ---- continuity, Sym(σ) and polynomial forms (Theorem R and its neighbours) ----------------------------
 
 
-@hypothesis("continuous")
+@hypothesis("continuous", 'σ continuous on R (`analysis/continuity.py`)')
 def _continuous(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     if s.the_block.gated:
         return simple("continuous", HypStatus.REFUTED, "$\\sigma$ is continuous on $\\mathbb{R}$", "the block is gated")
@@ -379,7 +395,13 @@ def _sym_latex(kept: tuple[Any, ...]) -> str:
     return "\\{" + ", ".join(parts) + "\\}"
 
 
-@hypothesis("sym_remainders")
+@hypothesis("sym_remainders",
+            "`Sym(σ)` proved exactly (`analysis/symmetry.py`) and its remainders are of one of the kinds "
+            "`linear-odd` (`{0, 2ct}`, `c ≠ 0`), `no-flip` (no linear term), `polynomial-odd` (`{0, 2o}`, `o` odd "
+            "polynomial of degree > 1, `o'(0) ≠ 0`)",
+            params={"kinds": Param("strings", "the admitted kinds of remainders", required=True,
+                                   choices=("linear-odd", "no-flip", "polynomial-odd"))},
+            binds=('c', 'c_lin', 'o2'))
 def _sym_remainders(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     kinds = tuple(p.get("kinds", ()))
     want = {"linear-odd": "remainders $\\{0, 2c\\,t\\}$ with $c \\ne 0$",
@@ -410,7 +432,8 @@ def _sym_remainders(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     return simple("sym_remainders", HypStatus.PROVED, statement, bindings=bindings, evidence=(("Sym(σ)", ev),))
 
 
-@hypothesis("linear_plus_homogeneous")
+@hypothesis("linear_plus_homogeneous", '`σ = cz + q(z)`, `c ≠ 0` proved, `q` homogeneous of degree `k ≥ 2`',
+            binds=('c', 'k', 'q', 'Dcond', 'Dplain'))
 def _linear_plus_homogeneous(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     statement = "$\\sigma(z) = c\\,z + q(z)$ with $c \\ne 0$ and $q$ homogeneous of degree $k \\ge 2$"
     if s.the_block.gated:
@@ -443,7 +466,7 @@ def _linear_plus_homogeneous(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
 # ---- gates that are odd, constant, or only continuous at 0 --------------------------------------------
 
 
-@hypothesis("gate_continuous_at_0")
+@hypothesis("gate_continuous_at_0", '`g` continuous at 0')
 def _gate_continuous(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     statement = "$g$ is continuous at $0$"
     if not s.the_block.gated:
@@ -457,7 +480,7 @@ def _gate_continuous(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     return simple("gate_continuous_at_0", HypStatus.UNKNOWN, statement, "continuity of g at 0 undecided")
 
 
-@hypothesis("gate_odd")
+@hypothesis("gate_odd", '`g` odd')
 def _gate_odd(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     statement = "the gate $g$ is odd: $g(-z) = -g(z)$"
     if not s.the_block.gated:
@@ -471,7 +494,7 @@ def _gate_odd(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     return simple("gate_odd", HypStatus.UNKNOWN, statement, "oddness of g undecided")
 
 
-@hypothesis("linear_block")
+@hypothesis("linear_block", '`σ = cz`, or a gated unit with constant gate `g ≡ c`; `c ≠ 0`', binds=('c',))
 def _linear_block(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     block = s.the_block
     statement = "every unit is linear: $\\sigma(z) = c\\,z$, or a constant gate $g \\equiv c$, with $c \\ne 0$"
@@ -499,7 +522,9 @@ def _linear_block(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     return _nonzero_or_unknown(check, c, "c", _params(s))
 
 
-@hypothesis("linear_plus_positively_homogeneous")
+@hypothesis("linear_plus_positively_homogeneous",
+            '`σ = cz + q(z)`, `c ≠ 0`, `q` positively homogeneous of degree `k > 0`, `k ≠ 1` (one polynomial piece per ray)',
+            binds=('c', 'k', 'qplus', 'qminus'))
 def _linear_plus_positively_homogeneous(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     """σ = c·z + q with q positively homogeneous of degree k ∉ {0, 1}, read from the two rays:
     σ = c z + A z^k on z > 0 and c z + B z^k on z < 0 (polynomial pieces), σ(0) = 0, every

@@ -8,7 +8,7 @@ from typing import Any
 
 import sympy as sp
 
-from .checks import Subject, registrar, simple
+from .checks import Param, Subject, registrar, simple
 from .derivation import HypothesisCheck, HypStatus
 
 __all__ = ["CHECKERS", "gated_nondegeneracy"]
@@ -34,7 +34,12 @@ def _sym_latex(kept: tuple[Any, ...]) -> str:
     return "\\{" + ", ".join(parts) + "\\}"
 
 
-@hypothesis("gate_sym")
+@hypothesis("gate_sym",
+            "the gate `g` is not a polynomial and `Sym(g)` is proved exactly, with remainders of one of the kinds "
+            "`constant-flip` or `vanishing` (Theorem G)",
+            params={"kinds": Param("strings", "the admitted kinds of remainders", required=True,
+                                   choices=tuple(_KINDS))},
+            binds=("K", "c"))
 def _gate_sym(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     """``Sym(g)`` proved exactly (so g is continuous-checked elsewhere and proved non-polynomial),
     with remainders of the named kind."""
@@ -62,7 +67,7 @@ def _gate_sym(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     return simple("gate_sym", HypStatus.PROVED, statement, bindings=bindings, evidence=(("Sym(g)", ev),))
 
 
-@hypothesis("gate_continuous")
+@hypothesis("gate_continuous", "the gate `g` is continuous on R")
 def _gate_continuous(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     statement = "$g$ is continuous on $\\mathbb{R}$"
     if not s.the_block.gated:
@@ -88,7 +93,9 @@ def gated_nondegeneracy(w_gate: sp.MatrixBase, w_up: sp.MatrixBase, w_down: sp.M
                   "nonzero (exact)")
 
 
-@hypothesis("gated_nondegenerate")
+@hypothesis("gated_nondegenerate",
+            "gated-N1: rows of `W_gate` nonzero and pairwise non-collinear, rows of `W_up` and columns of `W_down` "
+            "nonzero (exact for given weights; an assumption otherwise)")
 def _gated_nondegenerate(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     b = s.the_block
     statement = ("the gated block is nondegenerate: rows of $W_{\\mathrm{gate}}$ nonzero and pairwise "

@@ -19,7 +19,9 @@ __all__ = ["CHECKERS"]
 CHECKERS, hypothesis = registrar()
 
 
-@hypothesis("tropical_slopes")
+@hypothesis("tropical_slopes",
+            "`σ(s) = α±·s + o(|s|)` at ±∞ with exact `α₊ ≠ α₋` (Lemma T: the tropical limit is not linear)",
+            binds=("alpha_plus", "alpha_minus"))
 def _tropical_slopes(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     """``σ(s) = α_± s + o(|s|)`` at ``±∞`` with exact ``α₊ ≠ α₋`` (so ``σ_∞ = α₊ s₊ + α₋ s₋`` is not a polynomial)."""
     from ..analysis.tropical import slope_at_infinity
@@ -48,7 +50,7 @@ def _norm_name(block: Any) -> str:
     return "LayerNorm" if block.norm.endswith("-ln") else "RMSNorm"
 
 
-@hypothesis("norm_eps_positive")
+@hypothesis("norm_eps_positive", "the normalisation's `ε > 0` (exact; not given: a stated assumption)")
 def _norm_eps_positive(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     block = s.the_block
     statement = f"the {_norm_name(block)} epsilon is positive, $\\varepsilon > 0$"
@@ -66,7 +68,8 @@ def _norm_eps_positive(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     return simple("norm_eps_positive", HypStatus.UNKNOWN, statement, "the sign of ε is not decided exactly")
 
 
-@hypothesis("norm_scales_nonzero")
+@hypothesis("norm_scales_nonzero",
+            "every normalisation scale `γ_k ≠ 0` (exact; not given: a stated assumption)")
 def _norm_scales_nonzero(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     block = s.the_block
     statement = f"every {_norm_name(block)} scale is nonzero, $\\gamma_k \\ne 0$"
@@ -91,7 +94,8 @@ def _norm_scales_nonzero(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
                   f"$|\\gamma_k| \\approx {float(smallest):.3g}$)")
 
 
-@hypothesis("each_locally_bounded")
+@hypothesis("each_locally_bounded", "(stacks) the activation (or gate) of every block is locally bounded",
+            subject="stack")
 def _each_locally_bounded(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     def one(sub: Subject) -> list[HypothesisCheck]:
         return [ACTIVATION["locally_bounded"](sub, {})]

@@ -13,7 +13,8 @@ __all__ = ["CHECKERS"]
 CHECKERS, hypothesis = registrar()
 
 
-@hypothesis("dilate_independent")
+@hypothesis("dilate_independent",
+            "distinct dilates of σ are independent modulo polynomials (so `Sym(σ) = {(1,1)}`, remainder 0)")
 def _dilate_independent(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     statement = ("inequivalent dilates of $\\sigma$ are independent modulo polynomials, every symmetry having "
                  "remainder $0$: for pairwise inequivalent $\\mu_k \\ne 0$, $\\sum_k C_k\\,\\sigma(\\mu_k t)$ a "
@@ -62,7 +63,9 @@ def r_pos_form(expr: Any) -> tuple[Any, int, Any, Any] | None:
     return c_plus, int(k), a, b
 
 
-@hypothesis("r_pos_form")
+@hypothesis("r_pos_form",
+            "`σ = cz + q`, `c ≠ 0`, `q = Az^k` (z > 0), `Bz^k` (z < 0), integer `k ≥ 2`, `A ≠ B` (Cor. R-pos)",
+            binds=("c_rpos", "k", "A", "B", "AB", "cval", "Ncond", "Nplain"))
 def _r_pos_form(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     import sympy as sp
 

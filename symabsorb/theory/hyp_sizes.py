@@ -6,7 +6,7 @@ from typing import Any
 
 import sympy as sp
 
-from .checks import Subject, as_expr, registrar, simple
+from .checks import Param, Subject, as_expr, registrar, simple
 from .derivation import HypothesisCheck, HypStatus
 from .skips import dim_name
 
@@ -18,7 +18,8 @@ CHECKERS, hypothesis = registrar()
 # ---- sizes and weights -------------------------------------------------------------------------
 
 
-@hypothesis("dim_at_least")
+@hypothesis("dim_at_least", '`d ≥ n` (symbolic: a stated assumption)',
+            params={"n": Param("integer", "the least dimension", default=2)})
 def _dim_at_least(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     n = int(p.get("n", 2))
     dim, d = s.the_block.stream_dim, dim_name(s.the_block)
@@ -32,7 +33,7 @@ def _dim_at_least(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     return simple("dim_at_least", HypStatus.ASSUMED, statement, assumption=f"{d} ≥ {n}")
 
 
-@hypothesis("width_at_least_dim")
+@hypothesis("width_at_least_dim", '`m ≥ d` (symbolic: a stated assumption)')
 def _width_at_least_dim(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     b = s.the_block
     dim, width, d = b.stream_dim, b.width, dim_name(b)
@@ -109,7 +110,9 @@ def nondegeneracy(w_up: sp.MatrixBase, w_down: sp.MatrixBase) -> tuple[bool, str
     return True, "rows of W_up are nonzero and pairwise non-collinear; columns of W_down are nonzero (exact)"
 
 
-@hypothesis("nondegenerate")
+@hypothesis("nondegenerate",
+            "rows of `W_up` nonzero and pairwise non-collinear, columns of `W_down` nonzero (exact for given "
+            "weights; an assumption otherwise)")
 def _nondegenerate(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     b = s.the_block
     statement = ("the block is nondegenerate: rows of $W_{\\mathrm{up}}$ nonzero and pairwise non-collinear, "
@@ -123,7 +126,8 @@ def _nondegenerate(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
                               "W_down nonzero) — needed for the 'only if'")
 
 
-@hypothesis("depth_at_least")
+@hypothesis("depth_at_least", '(stacks) depth `L ≥ n` (symbolic: a stated assumption)',
+            params={"n": Param("integer", "the least depth", default=2)}, subject="stack")
 def _depth_at_least(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     n = int(p.get("n", 2))
     assert s.stack is not None
@@ -143,7 +147,8 @@ def _int_or_none(v: Any) -> int | None:
     return None
 
 
-@hypothesis("dim_equals")
+@hypothesis("dim_equals", '`d = n` (symbolic sizes: undecided)',
+            params={"n": Param("integer", "the dimension", default=1)})
 def _dim_equals(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     n = int(p.get("n", 1))
     dim, d = _int_or_none(s.the_block.stream_dim), dim_name(s.the_block)
@@ -154,7 +159,8 @@ def _dim_equals(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
                   "" if dim == n else f"{d} = {dim} ≠ {n}")
 
 
-@hypothesis("width_at_least")
+@hypothesis("width_at_least", '`m ≥ n` (symbolic sizes: undecided)',
+            params={"n": Param("integer", "the least width", default=1)})
 def _width_at_least(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     n = int(p.get("n", 1))
     width = s.the_block.width
@@ -168,7 +174,7 @@ def _width_at_least(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     return simple("width_at_least", HypStatus.UNKNOWN, statement, "the width is symbolic")
 
 
-@hypothesis("width_below_dim")
+@hypothesis("width_below_dim", '`m < d` (symbolic sizes: undecided)')
 def _width_below_dim(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     b = s.the_block
     gap, d = as_expr(b.stream_dim) - as_expr(b.width), dim_name(b)
@@ -216,7 +222,8 @@ def skip_rank(block: Any) -> tuple[int | sp.Expr | None, str]:
     return r * block.dim, f"rank(A ⊗ I_d) = rank(A)·d with rank A = {r} over Q"
 
 
-@hypothesis("skip_rank_exceeds_width")
+@hypothesis("skip_rank_exceeds_width",
+            '`rank M > min(m, rank W_down, rank W_up)` (exact ranks over Q; the weight ranks only for concrete weights)')
 def _skip_rank_exceeds_width(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     b = s.the_block
     rank, how = skip_rank(b)
@@ -243,3 +250,20 @@ def _skip_rank_exceeds_width(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
                       + ", ".join(str(v) for _, v in bounds) + ")")
     return simple("skip_rank_exceeds_width", HypStatus.UNKNOWN, statement,
                   f"rank M = {rank} is not compared with m = {b.width} for symbolic sizes")
+
+
+@hypothesis("hyper_down_rank_within_dim",
+            "the skip is a Hyper-Connection mix `A ⊗ I_d` and `rank W_down ≤ d` (exact, concrete weights only)")
+def _hyper_down_rank_within_dim(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    b = s.the_block
+    statement = "$M = A \\otimes I_d$ and $\\operatorname{rank} W_{\\mathrm{down}} \\le d$"
+    if b.skip.kind != "hyper":
+        return simple("hyper_down_rank_within_dim", HypStatus.REFUTED, statement, "the skip is not A ⊗ I_d")
+    if b.w_down is None or not isinstance(b.dim, int):
+        return simple("hyper_down_rank_within_dim", HypStatus.UNKNOWN, statement, "needs concrete weights")
+    r = exact_rank(b.w_down)
+    if r is None:
+        return simple("hyper_down_rank_within_dim", HypStatus.UNKNOWN, statement, "W_down has irrational entries")
+    ok = r <= b.dim
+    return simple("hyper_down_rank_within_dim", HypStatus.PROVED if ok else HypStatus.REFUTED, statement,
+                  "" if ok else f"rank W_down = {r} > d = {b.dim}")

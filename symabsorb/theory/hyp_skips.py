@@ -16,14 +16,14 @@ CHECKERS, hypothesis = registrar()
 # ---- skips -------------------------------------------------------------------------------------
 
 
-@hypothesis("skip_none")
+@hypothesis("skip_none", '`M = 0` (every block of a stack, too)', subject="any")
 def _skip_none(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     zero = all(skip_is_zero(b.skip) for b in s.blocks())
     return simple("skip_none", HypStatus.PROVED if zero else HypStatus.REFUTED, "$M = 0$ (no skip connection)",
                    "" if zero else "the skip is nonzero")
 
 
-@hypothesis("skip_nonzero")
+@hypothesis("skip_nonzero", '`M ≠ 0`', binds=('M',))
 def _skip_nonzero(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     z = skip_is_zero(s.the_block.skip)
     m = skip_latex(s.the_block.skip)
@@ -34,7 +34,7 @@ def _skip_nonzero(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     return simple("skip_nonzero", HypStatus.UNKNOWN, "$M \\ne 0$", "could not decide whether the skip is zero")
 
 
-@hypothesis("skip_invertible")
+@hypothesis("skip_invertible", '`M` invertible (exact determinant)', binds=('M',))
 def _skip_invertible(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     skip = s.the_block.skip
     inv = skip_invertible(skip)
@@ -50,9 +50,11 @@ def _skip_invertible(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     return simple("skip_invertible", HypStatus.UNKNOWN, f"$M = {m}$ is invertible", "invertibility undecided")
 
 
-@hypothesis("skip_product_nonzero")
+@hypothesis("skip_product_nonzero", '(stacks) `M_L⋯M_1 ≠ 0`', subject="stack")
 def _skip_product(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     assert s.stack is not None
-    value, reason = stack_skip_product_nonzero(s.stack)
+    from .library import default_library
+
+    value, reason = stack_skip_product_nonzero(s.stack, default_library().provider("doubly-stochastic-product"))
     status = {True: HypStatus.PROVED, False: HypStatus.REFUTED, None: HypStatus.UNKNOWN}[value]
     return simple("skip_product_nonzero", status, f"$M_L \\cdots M_1 \\ne 0$ ({reason})", "" if value else reason)

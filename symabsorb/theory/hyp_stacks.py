@@ -52,12 +52,12 @@ def _flat_unit(sub: Subject) -> list[HypothesisCheck]:
     return [homog]
 
 
-@hypothesis("each_unit_flat_at_0")
+@hypothesis("each_unit_flat_at_0", '(stacks) every block satisfies Prop. 5 with `k > 1` or Prop. 6', subject="stack")
 def _each_flat_unit(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     return _each("each_unit_flat_at_0", s, "every block satisfies Prop. 5 with $k > 1$ or Prop. 6", _flat_unit)
 
 
-@hypothesis("each_flat_activation")
+@hypothesis("each_flat_activation", "(stacks) every block is ungated with `σ(0) = 0`, `σ'(0) = 0`", subject="stack")
 def _each_flat_activation(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     def one(sub: Subject) -> list[HypothesisCheck]:
         f = sub.facts()
@@ -71,7 +71,7 @@ def _each_flat_activation(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     return _each("each_flat_activation", s, "every block is ungated with $\\sigma(0) = 0$ and $\\sigma'(0) = 0$", one)
 
 
-@hypothesis("each_sublinear")
+@hypothesis("each_sublinear", '(stacks) every block is ungated with a locally bounded `σ = o(|z|)`', subject="stack")
 def _each_sublinear(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     def one(sub: Subject) -> list[HypothesisCheck]:
         return [ACTIVATION["ungated"](sub, {}), ACTIVATION["locally_bounded"](sub, {}),
@@ -80,7 +80,7 @@ def _each_sublinear(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     return _each("each_sublinear", s, "every block is ungated with a locally bounded $\\sigma = o(|z|)$", one)
 
 
-@hypothesis("each_relu_or_gelu")
+@hypothesis("each_relu_or_gelu", '(stacks) every block is ReLU or GELU', subject="stack")
 def _each_relu_or_gelu(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     def one(sub: Subject) -> list[HypothesisCheck]:
         relu = ACTIVATION["same_function"](sub, {"reference": "relu"})

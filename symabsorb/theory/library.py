@@ -7,6 +7,7 @@ unknown hypothesis names, dangling ``uses`` and cycles are errors naming the fil
 from __future__ import annotations
 
 import functools
+import re
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -43,6 +44,36 @@ BIAS_SETTINGS = ("none", "block", "absorber", "both")
 #: ``[setting] norm``: where the normalisation sits.
 NORM_SETTINGS = ("none", "pre-ln", "post-ln", "pre-rms", "post-rms")
 TARGETS = ("block", "stack", "any")
+#: How concrete weights (inline rationals, or a file's floats read as exact rationals) are decided under a
+#: conditional result: the one switch the concrete-weights layer dispatches on. ``index-set``: some S with
+#: W_down[:,S] W_up[S,:] = T = −M/(2c) (the flip witness); ``rank``: rank(M + c W_down W_up) ≤ m (rank
+#: factorization); ``rescale``: a diagonal D with c W_down D W_up = M (exact linear feasibility);
+#: ``enumerate``: every S against the polynomial identity Σ_{i∈S} a_i 2o(w_i·x) ≡ −Mx (rational weights, m ≤ 12);
+#: ``rescale-signed``: Cor. R-pos, a set N and a diagonal D with c W_down D W_up = M (theory/rpos.py).
+CONCRETE = ("index-set", "rank", "rescale", "enumerate", "rescale-signed")
+#: Kinds of nondegeneracy an "only if" (or a nondegenerate-scope impossibility) may need. ``N1``: rows of W_up
+#: nonzero and pairwise non-collinear, columns of W_down nonzero (MATH.md §6); ``gated-N1``: gate rows nonzero and
+#: pairwise non-collinear, every up row and every column nonzero (MATH.md §10).
+NONDEGENERACY = ("N1", "gated-N1")
+#: Roles a support result may fill for a procedure of the code, which cites whichever result provides it.
+PROVIDES = ("width-free", "width-rank", "width-pairs", "width-lines", "composition", "doubly-stochastic-product")
+#: Facts whose evidence a remark may attach (ungated blocks): ``symmetry`` is Sym(σ).
+REMARK_EVIDENCE = ("symmetry",)
+#: Width procedures a decider may name in ``[width]``.
+WIDTH_PROCEDURES = ("rank",)
+
+_TOP_KEYS = ("id", "label", "title", "kind", "source", "citation", "role", "applies_to", "priority", "statement",
+             "uses", "hypotheses", "conclusion", "proof", "provides", "setting", "remarks", "width", "reduction")
+_CONCLUSION_KEYS = ("verdict", "scope", "condition", "condition_plain", "sufficient", "necessary", "degenerate",
+                    "concrete", "nondegeneracy")
+_SECTION_KEYS = {
+    "hypotheses": ("name", "params"),
+    "proof": ("steps",),
+    "setting": ("biases", "norm"),
+    "remarks": ("cite", "text", "when", "evidence", "generic"),
+    "width": ("uses_width", "procedure", "upper", "step"),
+    "reduction": ("step", "verdicts", "skip"),
+}
 
 
 class LibraryError(SpecError):
@@ -65,9 +96,47 @@ class Conclusion:
     condition: str | None = None  # LaTeX template, placeholders such as {T}
     condition_plain: str | None = None
     sufficient: str | None = None  # "proved"
-    necessary: str | None = None  # "proved" | "conjectured" | "open"
+    necessary: str | None = None  # "proved" | "open"
     degenerate: str | None = None  # for scope "nondegenerate weights": what is known for degenerate weights
-    concrete: str | None = None  # how concrete weights are decided: "index-set" (T = -M/(2c)) | "rank"
+    concrete: str | None = None  # one of CONCRETE: how concrete weights are decided
+    nondegeneracy: str | None = None  # one of NONDEGENERACY: what the "only if" (or the impossibility) needs
+
+
+@dataclass(frozen=True)
+class Remark:
+    """A citation the derivation prints after the conclusion (a special case, genericity, ...):
+    ``text`` (a LaTeX template) citing ``cite``, printed when every hypothesis of ``when`` is proved;
+    ``evidence`` names facts (:data:`REMARK_EVIDENCE`) whose steps it shows; ``generic`` marks a remark
+    about generic weights (genericity), not printed for concrete weights."""
+
+    cite: str
+    text: str
+    when: tuple[Hypothesis, ...] = ()
+    evidence: tuple[str, ...] = ()
+    generic: bool = False
+
+
+@dataclass(frozen=True)
+class WidthRule:
+    """What the `width` query may use of a decider: ``uses_width = false`` (an impossibility whose proof
+    never uses the width: no width absorbs), ``procedure`` (:data:`WIDTH_PROCEDURES`), or ``upper`` (a
+    width at which the result's construction absorbs, explained by ``step``)."""
+
+    uses_width: bool = True
+    procedure: str | None = None
+    upper: int | None = None
+    step: str | None = None
+
+
+@dataclass(frozen=True)
+class Reduction:
+    """A ``role = "reduction"`` result (Lemma 4): a decider that uses it prints ``step`` (a template
+    filled with the decider's values) when its verdict is one of ``verdicts`` and the skip is not the
+    identity (``skip = "not-identity"``)."""
+
+    step: str
+    verdicts: tuple[str, ...] = ("conditional",)
+    skip: str = "not-identity"
 
 
 @dataclass(frozen=True)
@@ -91,10 +160,19 @@ class Result:
     # bias-free block only, so no result is ever applied outside the setting it was proved in
     biases: tuple[str, ...] = ("none",)
     norms: tuple[str, ...] = ("none",)
+    remarks: tuple[Remark, ...] = ()
+    width: WidthRule = WidthRule()
+    reduction: Reduction | None = None
+    provides: tuple[str, ...] = ()
 
     def admits(self, biases: str, norm: str) -> bool:
         """Whether the result holds for a question with these biases and this normalisation."""
         return biases in self.biases and norm in self.norms
+
+    @property
+    def nondegeneracy(self) -> str | None:
+        """The nondegeneracy the "only if" (or an impossibility) of this result needs, or None."""
+        return self.conclusion.nondegeneracy
 
 
 @dataclass(frozen=True)
@@ -103,7 +181,8 @@ class Library:
 
     @functools.cached_property
     def graph(self) -> nx.DiGraph:
-        """The lemma graph (an edge ``u -> v`` when ``v`` uses ``u``); networkx is imported only here."""
+        """The lemma graph (an edge ``u -> v`` when ``v`` uses ``u``), for drawing; networkx is imported
+        only here. It does not order the candidates (see :meth:`deciders`)."""
         import networkx
 
         graph = networkx.DiGraph()
@@ -118,10 +197,20 @@ class Library:
         return self.results[result_id]
 
     def deciders(self, target_kind: str) -> list[Result]:
-        """Results that can decide a query on a ``block`` or ``stack``, in priority order."""
+        """Results that can decide a query on a ``block`` or ``stack``, in the order they are tried: by the
+        ``priority`` each file gives (smaller first), ties broken by id. The first whose hypotheses all hold
+        decides; the priorities put a result with a stronger or more specific conclusion before a weaker one
+        that may also apply (docs/theorems.md, "The order results are tried in")."""
         found = [r for r in self.results.values()
                  if r.role == "decide" and r.applies_to in (target_kind, "any")]
         return sorted(found, key=lambda r: (r.priority, r.id))
+
+    def provider(self, role: str) -> str:
+        """The id of the result that provides ``role`` (one of :data:`PROVIDES`) for a procedure to cite."""
+        for r in sorted(self.results.values(), key=lambda r: r.id):
+            if role in r.provides:
+                return r.id
+        raise KeyError(f"no loaded result provides `{role}`")
 
     def closure(self, ids: Iterable[str]) -> list[str]:
         """``ids`` and every result they use, transitively, in a stable order."""
@@ -136,22 +225,159 @@ class Library:
         return list(seen)
 
 
-def _line_of(text: str, needle: str) -> int:
-    for number, line in enumerate(text.splitlines(), start=1):
-        if needle in line:
-            return number
-    return 1
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_LATEX_GROUP = re.compile(r"(\\[A-Za-z]+\s*|[_^])$")
+
+
+def placeholders(template: str, known: Iterable[str] = ()) -> list[str]:
+    """The placeholders of a template: every ``{name}`` group whose name is in ``known`` (every name some
+    hypothesis binds: ``\\tfrac{1}{c}``, ``z^{k}``), and any other that is not a LaTeX group (the argument of
+    a control word, ``\\mathrm{down}``, or a sub- or superscript, ``D_{ii}``)."""
+    names = set(known)
+    out = []
+    for m in _PLACEHOLDER.finditer(template):
+        if m.group(1) in names or not _LATEX_GROUP.search(template[:m.start()]):
+            out.append(m.group(1))
+    return list(dict.fromkeys(out))
+
+
+class _Source:
+    """A result file's text, for positioned errors: the line of a key, of a value after a line, of the
+    ``n``-th ``[[table]]``."""
+
+    def __init__(self, file: str, text: str) -> None:
+        self.file, self.text = file, text
+        self.lines = text.splitlines()
+
+    def error(self, summary: str, needle: str, expected: str, hint: str | None = None, *, after: int = 0,
+              found: str | None = None) -> LibraryError:
+        line = self.line_of(needle, after)
+        row = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        col = max(row.find(needle) + 1, 1)
+        err = LibraryError(summary, Span(self.file, line, col, line, col + max(len(needle), 1)),
+                           found if found is not None else f"`{needle}`", expected, hint)
+        return err.with_source(self.text)  # type: ignore[return-value]
+
+    def line_of(self, needle: str, after: int = 0) -> int:
+        for number, line in enumerate(self.lines, start=1):
+            if number > after and needle in line:
+                return number
+        for number, line in enumerate(self.lines, start=1):
+            if needle in line:
+                return number
+        return max(after, 1)
+
+    def table(self, name: str, index: int) -> int:
+        """The line of the ``index``-th ``[[name]]`` header (else the line of ``name =``)."""
+        seen = -1
+        for number, line in enumerate(self.lines, start=1):
+            if line.strip() == f"[[{name}]]":
+                seen += 1
+                if seen == index:
+                    return number
+        return self.line_of(f"{name} =")
+
+    def section(self, name: str) -> int:
+        for number, line in enumerate(self.lines, start=1):
+            if line.strip() == f"[{name}]":
+                return number
+        return self.line_of(f"{name} =")
 
 
 def _err(file: str, text: str, needle: str, summary: str, expected: str, hint: str | None = None) -> LibraryError:
-    line = _line_of(text, needle)
-    lines = text.splitlines()
-    col = max(lines[line - 1].find(needle) + 1, 1) if lines else 1
-    err = LibraryError(summary, Span(file, line, col, line, col + max(len(needle), 1)), f"`{needle}`", expected, hint)
-    return err.with_source(text)  # type: ignore[return-value]
+    return _Source(file, text).error(summary, needle, expected, hint)
 
 
-def _parse_result(file: str, text: str, known_hypotheses: Iterable[str]) -> Result:
+def _unknown_keys(src: _Source, data: Mapping[str, Any], allowed: Iterable[str], where: str, after: int = 0) -> None:
+    from ..dsl.errors import did_you_mean
+
+    keys = tuple(allowed)
+    for key in data:
+        if key not in keys:
+            raise src.error(f"unknown key `{key}` in {where}", key, "one of " + ", ".join(keys),
+                            did_you_mean(key, keys), after=after)
+
+
+def _choice(src: _Source, value: Any, allowed: Iterable[str], what: str, after: int = 0) -> None:
+    from ..dsl.errors import did_you_mean
+
+    options = tuple(allowed)
+    if not isinstance(value, str) or value not in options:
+        raise src.error(f"unknown {what} `{value}`", str(value), "one of " + ", ".join(options),
+                        did_you_mean(str(value), options), after=after)
+
+
+def _typed(src: _Source, value: Any, kind: type, what: str, expected: str, after: int = 0) -> Any:
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        raise src.error(f"`{what}` has the wrong type", what, expected, after=after, found=repr(value))
+    return value
+
+
+def _hypotheses(src: _Source, entries: Any, declared: Mapping[str, Any], where: str, target: str,
+                after: int = 0) -> tuple[Hypothesis, ...]:
+    """``[[hypotheses]]`` entries (or a remark's ``when``) checked against the declarations: names,
+    parameter names and types, and what the hypothesis is about."""
+    from ..dsl.errors import did_you_mean
+
+    if not isinstance(entries, list):
+        raise src.error(f"`{where}` is not a list of tables", where, "a list of `{ name = \"...\" }` tables",
+                        after=after)
+    out = []
+    for i, h in enumerate(entries):
+        at = src.table("hypotheses", i) - 1 if where == "hypotheses" else after
+        if not isinstance(h, dict):
+            raise src.error(f"entry {i + 1} of `{where}` is not a table", where, "`{ name = \"...\" }`", after=at)
+        _unknown_keys(src, h, _SECTION_KEYS["hypotheses"], f"a hypothesis of `{where}`", after=at)
+        name = h.get("name", "")
+        if name not in declared:
+            raise src.error(f"unknown hypothesis `{name}`", f'"{name}"', "a declared hypothesis name",
+                            did_you_mean(str(name), declared), after=at)
+        decl = declared[name]
+        params = h.get("params", {})
+        if not isinstance(params, dict):
+            raise src.error(f"the parameters of `{name}` are not a table", "params", "`params = { key = value }`",
+                            after=at)
+        problems = decl.problems(params) if hasattr(decl, "problems") else []
+        if problems:
+            p = problems[0]
+            at_name = src.line_of(f'"{name}"', at) - 1
+            raise src.error(p.summary, p.key, p.expected, p.hint, after=at_name, found=p.found)
+        subject = getattr(decl, "subject", "any")
+        if subject != "any" and target != subject:
+            raise src.error(f"hypothesis `{name}` is about a {subject}, and this result applies to "
+                            f"{'blocks and stacks' if target == 'any' else target + 's'}", f'"{name}"',
+                            f"a hypothesis about a {target}" if target != "any" else "a hypothesis about either",
+                            after=at)
+        out.append(Hypothesis(name, tuple(sorted(params.items()))))
+    return tuple(out)
+
+
+def _binds(hyps: Iterable[Hypothesis], declared: Mapping[str, Any], target: str) -> set[str]:
+    """Every placeholder a template of a result with these hypotheses may use."""
+    names: set[str] = set()
+    for h in hyps:
+        names |= set(getattr(declared.get(h.name), "binds", ()))
+    if target != "stack":
+        names.add("M")
+        if names & {"c", "g0", "c_lin"}:
+            names.add("T")  # T = −M/(2c) (c from odd_linear, the gate's g(0), or the linear part of a flip)
+    return names
+
+
+def _check_templates(src: _Source, templates: Iterable[tuple[str, str]], bound: set[str],
+                     all_binds: set[str]) -> None:
+    for key, template in templates:
+        for name in placeholders(template, all_binds):
+            if name not in bound:
+                shown = ", ".join(f"{{{b}}}" for b in sorted(bound)) or "none"
+                raise src.error(f"the placeholder `{{{name}}}` is bound by no hypothesis of this result",
+                                "{" + name + "}", f"a placeholder its hypotheses bind: {shown}",
+                                "add the hypothesis whose checker binds it, or write the value out",
+                                after=max(src.line_of(key) - 1, 0))
+
+
+def _parse_result(file: str, text: str, declared: Mapping[str, Any]) -> Result:
+    src = _Source(file, text)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -166,50 +392,120 @@ def _parse_result(file: str, text: str, known_hypotheses: Iterable[str]) -> Resu
         if key not in data:
             raise LibraryError(f"result file {file} has no `{key}`", Span(file, 1, 1, 1, 1), f"no `{key}`",
                                f"`{key} = ...`", "see docs/theorems.md for the format")
+    _unknown_keys(src, data, _TOP_KEYS, "a result file")
+    for key in ("id", "label", "title", "citation", "statement"):
+        _typed(src, data[key], str, key, "a string")
     for key, allowed in (("kind", KINDS), ("source", SOURCES)):
-        if data[key] not in allowed:
-            raise _err(file, text, str(data[key]), f"unknown {key} `{data[key]}`", "one of " + ", ".join(allowed))
+        _choice(src, data[key], allowed, key)
     role = data.get("role", "decide")
-    if role not in ROLES:
-        raise _err(file, text, role, f"unknown role `{role}`", "one of " + ", ".join(ROLES))
+    _choice(src, role, ROLES, "role")
     applies_to = data.get("applies_to", "block")
-    if applies_to not in TARGETS:
-        raise _err(file, text, applies_to, f"unknown applies_to `{applies_to}`", "one of " + ", ".join(TARGETS))
-    known = set(known_hypotheses)
-    hyps = []
-    for h in data.get("hypotheses", []):
-        name = h.get("name", "")
-        if name not in known:
-            from ..dsl.errors import did_you_mean
+    _choice(src, applies_to, TARGETS, "applies_to")
+    priority = _typed(src, data.get("priority", 100), int, "priority", "an integer")
+    uses = _typed(src, data.get("uses", []), list, "uses", "a list of result ids")
+    hyps = _hypotheses(src, data.get("hypotheses", []), declared, "hypotheses", applies_to)
+    provides = tuple(_typed(src, data.get("provides", []), list, "provides", "a list of roles"))
+    for role_name in provides:
+        _choice(src, role_name, PROVIDES, "role in `provides`")
 
-            raise _err(file, text, f'"{name}"', f"unknown hypothesis `{name}`", "a registered hypothesis name",
-                       did_you_mean(name, known))
-        hyps.append(Hypothesis(name, tuple(sorted(h.get("params", {}).items()))))
-    c = data["conclusion"]
-    if c.get("verdict") not in VERDICTS:
-        raise _err(file, text, str(c.get("verdict")), f"unknown verdict `{c.get('verdict')}`",
-                   "one of " + ", ".join(VERDICTS))
+    c = _typed(src, data["conclusion"], dict, "conclusion", "a [conclusion] table")
+    at = src.section("conclusion") - 1
+    _unknown_keys(src, c, _CONCLUSION_KEYS, "[conclusion]", after=at)
+    _choice(src, c.get("verdict"), VERDICTS, "verdict", after=at)
     scope = c.get("scope", "all weights")
-    if scope not in SCOPES:
-        raise _err(file, text, str(scope), f"unknown scope `{scope}`", "one of " + ", ".join(SCOPES))
+    _choice(src, scope, SCOPES, "scope", after=at)
+    for key in ("sufficient", "necessary"):
+        if key in c:
+            _choice(src, c[key], ("proved", "conjectured", "open"), f"`{key}` status", after=at)
+    if "concrete" in c:
+        _choice(src, c["concrete"], CONCRETE, "concrete-weights procedure", after=at)
+    nondeg = c.get("nondegeneracy", "N1" if scope == "nondegenerate weights" else None)
+    if nondeg is not None:
+        _choice(src, nondeg, NONDEGENERACY, "nondegeneracy", after=at)
     if scope == "nondegenerate weights" and role == "decide" and not c.get("degenerate"):
-        raise _err(file, text, "nondegenerate weights", "a result scoped to nondegenerate weights must say what is "
-                   "known for degenerate ones", "`degenerate = \"...\"` in [conclusion]")
-    conclusion = Conclusion(c["verdict"], scope, c.get("condition"), c.get("condition_plain"),
-                            c.get("sufficient"), c.get("necessary"), c.get("degenerate"), c.get("concrete"))
-    proof = tuple(data.get("proof", {}).get("steps", []))
-    setting = data.get("setting", {})
+        raise src.error("a result scoped to nondegenerate weights must say what is known for degenerate ones",
+                        "nondegenerate weights", "`degenerate = \"...\"` in [conclusion]")
+    conclusion = Conclusion(c["verdict"], scope, c.get("condition"), c.get("condition_plain"), c.get("sufficient"),
+                            c.get("necessary"), c.get("degenerate"), c.get("concrete"), nondeg)
+
+    proof_table = _typed(src, data.get("proof", {}), dict, "proof", "a [proof] table")
+    _unknown_keys(src, proof_table, _SECTION_KEYS["proof"], "[proof]", after=src.section("proof") - 1)
+    proof = tuple(_typed(src, proof_table.get("steps", []), list, "steps", "a list of strings"))
+
+    s = _typed(src, data.get("setting", {}), dict, "setting", "a [setting] table")
+    at = src.section("setting") - 1
+    _unknown_keys(src, s, _SECTION_KEYS["setting"], "[setting]", after=at)
     chosen: dict[str, tuple[str, ...]] = {}
-    settings: tuple[tuple[str, tuple[str, ...]], ...] = (("biases", BIAS_SETTINGS), ("norm", NORM_SETTINGS))
-    for key, options in settings:
-        values = setting.get(key, ["none"]) if isinstance(setting, dict) else None
-        if not isinstance(values, list) or not values or any(v not in options for v in values):
-            raise _err(file, text, key if isinstance(setting, dict) and key in setting else "setting",
-                       f"[setting] {key} must be a non-empty list", "a list of " + ", ".join(options))
+    for key, options, what in (("biases", BIAS_SETTINGS, "bias setting"), ("norm", NORM_SETTINGS, "normalisation")):
+        values = _typed(src, s.get(key, ["none"]), list, key, "a non-empty list of " + ", ".join(options), after=at)
+        if not values:
+            raise src.error(f"[setting] {key} is empty", key, "a non-empty list of " + ", ".join(options), after=at)
+        for v in values:
+            _choice(src, v, options, what, after=at)
         chosen[key] = tuple(values)
+
+    remarks = []
+    for i, r in enumerate(_typed(src, data.get("remarks", []), list, "remarks", "[[remarks]] tables")):
+        at = src.table("remarks", i) - 1
+        if not isinstance(r, dict):
+            raise src.error("a remark is not a table", "remarks", "[[remarks]] tables", after=at)
+        _unknown_keys(src, r, _SECTION_KEYS["remarks"], "a [[remarks]] table", after=at)
+        for key in ("cite", "text"):
+            if not isinstance(r.get(key), str):
+                raise src.error(f"a remark has no `{key}` string", "[[remarks]]", f"`{key} = \"...\"`", after=at)
+        when = _hypotheses(src, r.get("when", []), declared, "when", applies_to, after=at)
+        evidence = tuple(_typed(src, r.get("evidence", []), list, "evidence", "a list of fact names", after=at))
+        for e in evidence:
+            _choice(src, e, REMARK_EVIDENCE, "remark evidence", after=at)
+        generic = _typed(src, r.get("generic", False), bool, "generic", "true or false", after=at)
+        remarks.append(Remark(r["cite"], r["text"], when, evidence, generic))
+
+    w = _typed(src, data.get("width", {}), dict, "width", "a [width] table")
+    at = src.section("width") - 1
+    _unknown_keys(src, w, _SECTION_KEYS["width"], "[width]", after=at)
+    if "procedure" in w:
+        _choice(src, w["procedure"], WIDTH_PROCEDURES, "width procedure", after=at)
+    uses_width = _typed(src, w.get("uses_width", True), bool, "uses_width", "true or false", after=at)
+    if not uses_width and (conclusion.verdict != "impossible" or scope != "all weights"):
+        raise src.error("`uses_width = false` is for impossibility results on all weights", "uses_width",
+                        "verdict \"impossible\", scope \"all weights\"", after=at)
+    upper = w.get("upper")
+    if upper is not None:
+        _typed(src, upper, int, "upper", "an integer width", after=at)
+        if not isinstance(w.get("step"), str):
+            raise src.error("`[width] upper` needs the `step` that explains it", "upper", "`step = '''...'''`",
+                            after=at)
+    width = WidthRule(uses_width, w.get("procedure"), upper, w.get("step"))
+
+    reduction = None
+    if "reduction" in data:
+        red = _typed(src, data.get("reduction", {}), dict, "reduction", "a [reduction] table")
+        at = src.section("reduction") - 1
+        _unknown_keys(src, red, _SECTION_KEYS["reduction"], "[reduction]", after=at)
+        if role != "reduction" or not isinstance(red.get("step"), str):  # (a reduction may also have none)
+            raise src.error("a reduction is a result with `role = \"reduction\"` and a [reduction] table with its "
+                            "`step`", "role", "`role = \"reduction\"` and `[reduction] step = '''...'''`")
+        verdicts = tuple(_typed(src, red.get("verdicts", ["conditional"]), list, "verdicts", "a list of verdicts",
+                                after=at))
+        for v in verdicts:
+            _choice(src, v, VERDICTS, "verdict", after=at)
+        _choice(src, red.get("skip", "not-identity"), ("not-identity",), "reduction skip condition", after=at)
+        reduction = Reduction(red["step"], verdicts)
+
+    all_binds = {b for d in declared.values() for b in getattr(d, "binds", ())} | {"M", "T"}
+    bound = _binds(hyps, declared, applies_to)
+    templates = [("steps", t) for t in proof]
+    templates += [(key, v) for key in ("condition", "condition_plain", "degenerate")
+                  if isinstance(v := c.get(key), str)]
+    for r in remarks:
+        _check_templates(src, [("text", r.text)], bound | _binds(r.when, declared, applies_to), all_binds)
+    templates += [("step", width.step)] if width.step else []
+    _check_templates(src, templates, bound, all_binds)
+    if reduction is not None:
+        _check_templates(src, [("step", reduction.step)], {"M"}, all_binds)
     return Result(data["id"], data["label"], data["title"], data["kind"], data["source"], data["citation"], role,
-                  applies_to, int(data.get("priority", 100)), data["statement"], tuple(data.get("uses", [])),
-                  tuple(hyps), conclusion, proof, file, chosen["biases"], chosen["norm"])
+                  applies_to, priority, data["statement"], tuple(uses), hyps, conclusion, proof, file,
+                  chosen["biases"], chosen["norm"], tuple(remarks), width, reduction, provides)
 
 
 def _check_count(directory: Path, count: int) -> None:
@@ -250,9 +546,12 @@ def _read_user_file(path: Path) -> str:
                            f"the byte 0x{data[err.start]:02x}", "UTF-8 text", "save the file as UTF-8") from None
 
 
-def load_library(directories: Iterable[Path | Any], known_hypotheses: Iterable[str]) -> Library:
-    """Load every ``*.toml`` under ``directories`` (later directories may add results)."""
-    known = list(known_hypotheses)
+def load_library(directories: Iterable[Path | Any], known_hypotheses: Mapping[str, Any] | Iterable[str]) -> Library:
+    """Load every ``*.toml`` under ``directories`` (later directories may add results), each checked
+    against the hypothesis declarations ``known_hypotheses`` (name -> :class:`~.hypdecl.Declaration`;
+    a bare iterable of names checks the names only)."""
+    known: Mapping[str, Any] = known_hypotheses if isinstance(known_hypotheses, Mapping) else \
+        {name: None for name in known_hypotheses}
     results: dict[str, Result] = {}
     texts: dict[str, str] = {}
     for directory in directories:
@@ -276,13 +575,24 @@ def load_library(directories: Iterable[Path | Any], known_hypotheses: Iterable[s
                            f"`{first}` ({results[first].file}) names the same graph node and anchor")
             results[result.id] = result
             texts[result.id] = text
+    from ..dsl.errors import did_you_mean
+
     for r in results.values():
         for used in r.uses:
             if used not in results:
-                from ..dsl.errors import did_you_mean
-
                 raise _err(r.file, texts[r.id], f'"{used}"', f"`{r.id}` uses unknown result `{used}`",
                            "the id of a loaded result", did_you_mean(used, results))
+        for remark in r.remarks:
+            if remark.cite not in results:
+                raise _err(r.file, texts[r.id], f'"{remark.cite}"', f"a remark of `{r.id}` cites unknown result "
+                           f"`{remark.cite}`", "the id of a loaded result", did_you_mean(remark.cite, results))
+    providers: dict[str, str] = {}
+    for r in sorted(results.values(), key=lambda r: r.id):
+        for role in r.provides:
+            if role in providers:
+                raise _err(r.file, texts[r.id], f'"{role}"', f"`{role}` is provided twice", "one result per role",
+                           f"`{providers[role]}` already provides it")
+            providers[role] = r.id
     cycle = _find_cycle(results)
     if cycle:
         first = cycle[1]

@@ -31,7 +31,6 @@ from .derivation import (
     Verdict,
     Witness,
 )
-from .hyp_sizes import exact_rank
 from .hypotheses import Subject, check
 from .library import Library, Result, default_library
 from .skips import is_identity_like, skip_latex, target_latex, target_plain
@@ -149,8 +148,6 @@ def _latex_values(attempt: Attempt, skip: Skip | None) -> tuple[dict[str, str], 
                 latex["T"] = target_latex(skip, c_lin)
                 plain["T"] = target_plain(skip, c_lin)
             return latex, plain, None
-        if c is None and attempt.result.id in ("thm8", "thm10"):
-            c = sp.Rational(1, 2)
         if isinstance(c, sp.Expr) and c != 0:
             latex["T"] = target_latex(skip, c)
             plain["T"] = target_plain(skip, c)
@@ -310,7 +307,7 @@ def prove(target: Block | Stack, query: str = "", library: Library | None = None
     outcomes = _outcomes(tried, chosen)
     if chosen is None:
         return _open(query, target.name, kind, act, outcomes, setting, "", setting_text(_questions(subject)))
-    return _derive(query, target, kind, act, chosen, outcomes, setting, library)
+    return _derive(query, target, kind, act, chosen, outcomes, setting, library, subject)
 
 
 def _post_norm(block: Block, query: str, library: Library, budget: float | None, setting: DerivationStep,
@@ -363,23 +360,23 @@ def _post_norm(block: Block, query: str, library: Library, budget: float | None,
 
 
 def _derive(query: str, target: Block | Stack, kind: str, act: AnyActivation | None, chosen: Attempt,
-            outcomes: list[CandidateOutcome], setting: DerivationStep, library: Library) -> Derivation:
+            outcomes: list[CandidateOutcome], setting: DerivationStep, library: Library,
+            subject: Subject) -> Derivation:
     r = chosen.result
     skip = target.skip if isinstance(target, Block) else None
     latex, plain, constant = _latex_values(chosen, skip)
     steps: list[DerivationStep] = [setting]
     steps.extend(_hyp_step(c, r.id) for c in chosen.checks)
     cited = [r.id]
-    lemma4 = r.conclusion.verdict == "conditional" and skip is not None and "lemma4" in r.uses \
-        and not is_identity_like(skip)
-    if lemma4:
-        cited.append("lemma4")
-        steps.append(DerivationStep(
-            f"Since $M = {latex.get('M', 'M')}$ is invertible, [lemma4] reduces the question to the block "
-            "$x + M^{-1}B(x)$, whose output weights are $M^{-1}W_{\\mathrm{down}}$; the criterion then reads with "
-            "$-M$ in place of $-I_d$.", ("lemma4",)))
+    reductions = [library.get(u) for u in r.uses if library.get(u).reduction is not None]
+    for red in reductions:
+        rule = red.reduction
+        assert rule is not None
+        if r.conclusion.verdict in rule.verdicts and skip is not None and not is_identity_like(skip):
+            cited.append(red.id)
+            steps.append(DerivationStep(_fill(rule.step, {"M": "M", **latex}), (red.id,)))
     for used in r.uses:
-        if used not in cited and used != "lemma4":
+        if used not in cited and library.get(used).reduction is None:
             cited.append(used)
     for template in r.proof:
         steps.append(DerivationStep(_fill(template, latex), (r.id,)))
@@ -415,25 +412,16 @@ def _derive(query: str, target: Block | Stack, kind: str, act: AnyActivation | N
                 "rows of $W_{\\mathrm{up}}$ nonzero and pairwise non-collinear, columns of $W_{\\mathrm{down}}$ nonzero")
         steps.append(DerivationStep(f"Scope: nondegenerate weights ({rows}), which is almost every weight choice; "
                                     f"{degenerate}.", (r.id,), kind="remark"))
-    special = _special_cases(r.id, act)
-    if r.id == "R-rank" and skip is not None and skip.kind == "hyper" and isinstance(target, Block) \
-            and target.w_down is not None and isinstance(target.dim, int) \
-            and (exact_rank(target.w_down) or target.dim + 1) <= target.dim:
-        special.append(("L-hc-structured", "For a Hyper-Connection skip with structured weights "
-                        "$W_{\\mathrm{down}} = \\beta \\otimes W^0$ this is [L-hc-structured]: "
-                        "$\\operatorname{rank} W_{\\mathrm{down}} \\le d < n\\,d$."))
-    for rid, text in special:
-        cited.append(rid)
+    for remark in r.remarks:
+        if remark.generic and concrete:
+            continue  # a remark about generic weights (Cor. 11) says nothing about these weights
+        if not all(check(h.name, subject, dict(h.params)).status is HypStatus.PROVED for h in remark.when):
+            continue
+        cited.append(remark.cite)
         evidence: tuple[tuple[str, Evidence], ...] = ()
-        if r.id in ("thm8", "thm10") and isinstance(act, Activation):
+        if "symmetry" in remark.evidence and isinstance(act, Activation):
             evidence = (("Sym(σ)", analyze(act).symmetry.evidence),)
-        steps.append(DerivationStep(text, (rid,), evidence, kind="remark"))
-    if verdict is Verdict.CONDITIONAL and (r.id in ("thm8", "thm10") or (nondeg and iff)) and not concrete:
-        cited.append("cor11")
-        what = "" if r.id in ("thm8", "thm10") else " (its argument applies verbatim: for each $S$ the condition " \
-            "cuts out a proper algebraic set of weights)"
-        steps.append(DerivationStep(f"By [cor11]{what}, the condition fails for almost every choice of weights.",
-                                    ("cor11",), kind="remark"))
+        steps.append(DerivationStep(_fill(remark.text, latex), (remark.cite,), evidence, kind="remark"))
     blocks = target.blocks if isinstance(target, Stack) else (target,)
     assumptions = [setting_text(b.question for b in blocks)] + [c.assumption for c in chosen.checks if c.assumption]
     for c in chosen.checks:
@@ -452,25 +440,6 @@ def _derive(query: str, target: Block | Stack, kind: str, act: AnyActivation | N
     return derivation
 
 
-def _special_cases(rid: str, act: AnyActivation | None) -> list[tuple[str, str]]:
-    """Paper results that are special cases of the deciding result (cited, never deciding for it)."""
-    if rid in ("thm8", "thm10"):
-        return [("R-linear-odd", f"[{rid}] is the case $M = I$, $d \\ge 2$ of [R-linear-odd] (from [thm-R]), which "
-                 "gives the same criterion $W_{\\mathrm{down}}[:,S]W_{\\mathrm{up}}[S,:] = -M/(2c)$ for every skip "
-                 "$M$ (singular ones included) and every $d \\ge 1$.")]
-    if rid not in ("R-linear-odd", "R-rank") or not isinstance(act, Activation):
-        return []
-    from ..analysis.engine import identical
-    from .checks import REFERENCES
-
-    for key, paper in (("relu", "thm8"), ("gelu", "thm10")):
-        name, ref = REFERENCES[key]
-        if identical(act.expr, ref, name).proved:
-            return [(paper, f"For $\\sigma = \\mathrm{{{name}}}$ this is the paper's [{paper}] when $M = I$ and "
-                     "$d \\ge 2$; [thm-R] removes both restrictions.")]
-    return []
-
-
 def _concrete(block: Block, d: Derivation, chosen: Attempt) -> Derivation:
     """Verdicts that concrete weights turn into statements about these weights, decided in the theory layer:
     nondegenerate-scope impossibility (nondegeneracy is then checked exactly) and the rank criterion."""
@@ -482,14 +451,9 @@ def _concrete(block: Block, d: Derivation, chosen: Attempt) -> Derivation:
             step = DerivationStep(f"These weights are nondegenerate (checked exactly), so by [{d.decided_by}] they are "
                                   "not absorbable.", (d.decided_by or "",), kind="conclusion")
             return replace(d, verdict=Verdict.NOT_ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step))
-    if d.verdict is Verdict.CONDITIONAL and d.decided_by == "L-linear-rank":
-        return _rank_decision(block, d, chosen)
-    if d.verdict is Verdict.CONDITIONAL and d.decided_by == "L-poly-rescale":
-        return _rescale_decision(block, d, chosen)
-    if d.verdict is Verdict.CONDITIONAL and any(c.name == "r_pos_form" for c in chosen.checks):
-        return _rpos_decision(block, d, chosen)
-    if d.verdict is Verdict.CONDITIONAL and d.decided_by == "R-polynomial-odd":
-        return _polynomial_odd_decision(block, d, chosen)
+    procedure = _PROCEDURES.get(chosen.result.conclusion.concrete or "")
+    if d.verdict is Verdict.CONDITIONAL and procedure is not None:
+        return procedure(block, d, chosen)
     return d
 
 
@@ -716,3 +680,9 @@ def classify(act: AnyActivation, library: Library | None = None, budget: float |
     return prove(block, f"classify {kind}{act.name}", library, budget)
 
 
+
+
+#: The inline-weight procedures of the theory layer, keyed by a result's ``concrete`` field (``index-set``
+#: is decided by :mod:`symabsorb.weights.decide`, for inline and file weights alike).
+_PROCEDURES = {"rank": _rank_decision, "rescale": _rescale_decision, "enumerate": _polynomial_odd_decision,
+               "rescale-signed": _rpos_decision}

@@ -182,8 +182,9 @@ def _doubly_stochastic(skip: Skip) -> bool:
     return all(sum(a.row(i)) == 1 for i in range(a.rows)) and all(sum(a.col(j)) == 1 for j in range(a.cols))
 
 
-def stack_skip_product_nonzero(stack: Stack) -> tuple[bool | None, str]:
-    """Whether ``M_L ⋯ M_1 ≠ 0``, with the reason."""
+def stack_skip_product_nonzero(stack: Stack, cite: str = "") -> tuple[bool | None, str]:
+    """Whether ``M_L ⋯ M_1 ≠ 0``, with the reason (``cite``: the result proving that products of doubly
+    stochastic mixes are nonzero)."""
     invertible = [skip_invertible(b.skip) for b in stack.blocks]
     if all(v is True for v in invertible):
         return True, "every skip is invertible, so their product is invertible, hence nonzero"
@@ -191,7 +192,7 @@ def stack_skip_product_nonzero(stack: Stack) -> tuple[bool | None, str]:
         return False, "a skip is zero, so the product is zero"
     if all(_doubly_stochastic(b.skip) for b in stack.blocks):
         return True, ("every skip is A ⊗ I_d with A doubly stochastic (an mHC mix); products of doubly stochastic "
-                      "matrices are doubly stochastic, hence nonzero [L-mhc-product]")
+                      f"matrices are doubly stochastic, hence nonzero{f' [{cite}]' if cite else ''}")
     if not isinstance(stack.repeat, int):
         return None, "a skip is singular and the depth is symbolic"
     mats = [skip_matrix(b) for b in stack.blocks]

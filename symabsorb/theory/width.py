@@ -16,13 +16,9 @@ from ..model.block import Block
 from .derivation import Derivation, DerivationStep, HypStatus, Scope, Verdict
 from .hyp_sizes import exact_rank, skip_rank
 from .hypotheses import Subject, check
+from .library import Library, WidthRule, default_library
 
-__all__ = ["WIDTH_FREE", "WidthBounds", "width_bounds", "width_derivation"]
-
-#: Impossibility results whose proofs do not use the width of the residual-free block.
-WIDTH_FREE = ("prop5", "L-degree", "prop6", "L-gate-continuous", "L-odd-gate", "L-growth", "L-parity", "L-jacobian",
-              "thm-SDI")
-_LINEAR = ("L-linear", "L-linear-rank", "L-constant-gate")
+__all__ = ["WidthBounds", "width_bounds", "width_derivation"]
 
 
 @dataclass(frozen=True)
@@ -41,53 +37,60 @@ def _text(v: int | sp.Expr) -> str:
     return sp.latex(v) if isinstance(v, sp.Basic) else str(v)
 
 
-def width_bounds(block: Block, base: Derivation, budget: float | None = DEFAULT_BUDGET) -> WidthBounds:
+def width_bounds(block: Block, base: Derivation, budget: float | None = DEFAULT_BUDGET,
+                 library: Library | None = None) -> WidthBounds:
+    """The bounds, from the deciding result's ``[width]`` rule (docs/theorems.md) and the generic
+    constructions (the results providing ``width-pairs`` and ``width-lines``)."""
+    library = library or default_library()
     m = block.width
     subject = Subject(block=block, budget=budget)
     steps: list[DerivationStep] = []
     rid = base.decided_by or ""
-    if base.verdict is Verdict.IMPOSSIBLE and base.scope == Scope.ALL and rid in WIDTH_FREE:
+    rule = library.get(rid).width if rid in library.results else WidthRule()
+    if base.verdict is Verdict.IMPOSSIBLE and base.scope == Scope.ALL and not rule.uses_width:
+        free = library.provider("width-free")
         steps.append(DerivationStep(f"[{rid}] decides the block and its proof does not use the width "
-                                    "([L-width-free]): no residual-free block of any width absorbs it.",
-                                    (rid, "L-width-free"), kind="conclusion"))
+                                    f"([{free}]): no residual-free block of any width absorbs it.",
+                                    (rid, free), kind="conclusion"))
         return WidthBounds(None, None, True, Scope.ALL, tuple(steps))
     upper: int | sp.Expr | None = None
     lower: int | sp.Expr | None = None
     lower_scope = Scope.NONDEGENERATE
-    if rid in _LINEAR:
+    if rule.procedure == "rank":
+        rank_id = library.provider("width-rank")
         rank = _linear_rank(block, subject)
         if rank is not None:
             steps.append(DerivationStep(f"Every unit is linear, so absorption at width $w$ holds iff "
                                         f"$\\operatorname{{rank}}(M + c\\,W_{{\\mathrm{{down}}}}W_{{\\mathrm{{up}}}}) = {rank} "
-                                        f"\\le w$ ([L-linear-rank], exact rank over $\\mathbb{{Q}}$).", ("L-linear-rank",)))
+                                        f"\\le w$ ([{rank_id}], exact rank over $\\mathbb{{Q}}$).", (rank_id,)))
             return WidthBounds(rank, rank, False, Scope.ALL, tuple(steps))
         upper = block.stream_dim
-        steps.append(DerivationStep("Every unit is linear: width $d$ always suffices ([L-linear-rank]: "
+        steps.append(DerivationStep(f"Every unit is linear: width $d$ always suffices ([{rank_id}]: "
                                     "$\\operatorname{rank}(M + c\\,W_{\\mathrm{down}}W_{\\mathrm{up}}) \\le d$); the exact "
-                                    "smallest width is that rank, which needs concrete weights.", ("L-linear-rank",)))
+                                    "smallest width is that rank, which needs concrete weights.", (rank_id,)))
         return WidthBounds(upper, None, False, lower_scope, tuple(steps))
-    if rid == "L-dim-one":
-        steps.append(DerivationStep("$d = 1$ and σ is ReLU-like: two units $\\sigma(x)$, $\\sigma(-x)$ absorb the block "
-                                    "([L-dim-one]), so width $2$ suffices.", (rid,)))
-        return WidthBounds(2, None, False, Scope.ALL, tuple(steps))
+    if rule.upper is not None and rule.step is not None:
+        steps.append(DerivationStep(rule.step, (rid,)))
+        return WidthBounds(rule.upper, None, False, Scope.ALL, tuple(steps))
     if base.verdict is Verdict.ABSORBABLE:
         upper = m
         steps.append(DerivationStep(f"At width $m = {_text(m)}$ the block is absorbable ([{rid}]).", (rid,)))
     odd = check("odd_linear", subject, {}) if not block.gated else None
+    pairs, lines_id = library.provider("width-pairs"), library.provider("width-lines")
     if odd is not None and odd.status is HypStatus.PROVED:
         rank, how = skip_rank(block)
         if rank is not None:
             candidate = sp.Integer(m) + 2 * rank if isinstance(m, int) and isinstance(rank, int) else m + 2 * rank
             text = (f"$\\sigma(z) - \\sigma(-z) = 2c\\,z$ with $c \\ne 0$: adding a pair of units per rank-one term "
                     f"of $M$ absorbs the block at width $m + 2\\operatorname{{rank}} M = {_text(candidate)}$ "
-                    f"([L-width-pairs]; {how}).")
-            steps.append(DerivationStep(text, ("L-width-pairs",), odd.evidence))
+                    f"([{pairs}]; {how}).")
+            steps.append(DerivationStep(text, (pairs,), odd.evidence))
             upper = candidate if upper is None else _min(upper, candidate)
         if block.w_up is not None and exact_rank(block.w_up) == block.stream_dim:
             candidate = m + block.stream_dim
             steps.append(DerivationStep(f"$\\operatorname{{rank}} W_{{\\mathrm{{up}}}} = d$: one extra unit on each of "
                                         f"$d$ independent lines gives width $m + d = {_text(candidate)}$ "
-                                        "([L-width-pairs]).", ("L-width-pairs",)))
+                                        f"([{pairs}]).", (pairs,)))
             upper = candidate if upper is None else _min(upper, candidate)
     lines = [check(name, subject, {}) for name in ("ungated", "continuous", "nondegenerate")]
     nonpoly = subject.facts().symmetry.evidence.proved or subject.facts().polynomial.evidence.refuted
@@ -101,8 +104,8 @@ def width_bounds(block: Block, base: Derivation, budget: float | None = DEFAULT_
             lower_scope = Scope.THESE
         why = f" and [{rid}] rules out width $m$" if not_at_m else ""
         steps.append(DerivationStep(f"σ is continuous and not a polynomial: for nondegenerate weights every line of $B$ "
-                                    f"needs a unit of $B'$ ([L-width-lines]){why}, so the width is at least "
-                                    f"${_text(lower)}$.", ("L-width-lines",) + ((rid,) if not_at_m else ())))
+                                    f"needs a unit of $B'$ ([{lines_id}]){why}, so the width is at least "
+                                    f"${_text(lower)}$.", (lines_id,) + ((rid,) if not_at_m else ())))
     return WidthBounds(upper, lower, False, lower_scope, tuple(steps))
 
 
@@ -128,10 +131,11 @@ def _linear_rank(block: Block, subject: Subject) -> int | None:
     return exact_rank(sp.Matrix(m_skip) + c * sp.Matrix(block.w_down) * sp.Matrix(block.w_up))
 
 
-def width_derivation(block: Block, base: Derivation, query: str, budget: float | None = DEFAULT_BUDGET) -> Derivation:
+def width_derivation(block: Block, base: Derivation, query: str, budget: float | None = DEFAULT_BUDGET,
+                     library: Library | None = None) -> Derivation:
     """The answer to ``width NAME`` as a derivation (verdict: absorbable at the upper bound, impossible
     at every width, or open)."""
-    b = width_bounds(block, base, budget)
+    b = width_bounds(block, base, budget, library)
     steps = [base.steps[0], *b.steps]
     condition = condition_plain = None
     necessary = None

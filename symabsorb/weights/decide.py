@@ -19,7 +19,7 @@ from ..theory.skips import skip_matrix
 from .search import SearchResult, exact_search, floor_text
 from .witness import check_witness, flip_witness
 
-__all__ = ["decide_block", "decide_concrete"]
+__all__ = ["concrete_procedure", "decide_block", "decide_concrete"]
 
 #: A witness whose numeric check exceeds this is a bug (its condition was checked exactly).
 WITNESS_TOLERANCE = 1e-6
@@ -29,12 +29,21 @@ def _fmt_set(s: tuple[int, ...]) -> str:
     return "\\{" + ", ".join(map(str, s)) + "\\}"
 
 
-def decide_block(block: Block, derivation: Derivation) -> tuple[Derivation, SearchResult | None]:
+def concrete_procedure(derivation: Derivation, library: Library | None = None) -> str | None:
+    """The ``concrete`` field of the result that decided ``derivation`` (how its concrete weights are
+    decided), or None."""
+    from ..theory.library import default_library
+
+    results = (library or default_library()).results
+    rid = derivation.decided_by
+    return results[rid].conclusion.concrete if rid is not None and rid in results else None
+
+
+def decide_block(block: Block, derivation: Derivation, library: Library | None = None) -> tuple[Derivation,
+                                                                                                 SearchResult | None]:
     """Refine the derivation of one block with inline (exact) weights."""
     if not block.has_inline_weights or derivation.verdict is not Verdict.CONDITIONAL:
         return derivation, None
-    from .filedecide import INDEX_SET_RESULTS
-
     if block.norm != "none":  # the question of a post-norm block is its reduced block's (Lemma PN, post-RMSNorm)
         from ..theory.layers import reduced_block
 
@@ -45,7 +54,7 @@ def decide_block(block: Block, derivation: Derivation) -> tuple[Derivation, Sear
 
     c = derivation.condition_constant
     m_skip = skip_matrix(block)
-    if c is None or m_skip is None or derivation.decided_by not in INDEX_SET_RESULTS:
+    if c is None or m_skip is None or concrete_procedure(derivation, library) != "index-set":
         return derivation, None
     assert block.w_up is not None and block.w_down is not None
     target = sp.ImmutableMatrix(-m_skip / (2 * c))
@@ -206,7 +215,7 @@ def decide_concrete(target: Block | Stack, derivation: Derivation, library: Libr
             from .filedecide import decide_file_block
 
             return decide_file_block(target, Path(base_dir), library).derivation
-        return decide_block(target, derivation)[0]
+        return decide_block(target, derivation, library)[0]
     concrete = all(b.has_inline_weights or (b.weights is not None and base_dir is not None) for b in target.blocks)
     if not concrete or not isinstance(target.repeat, int):
         return derivation
@@ -216,7 +225,7 @@ def decide_concrete(target: Block | Stack, derivation: Derivation, library: Libr
     originals: list[tuple[Any, Any, Any]] = []
     for b in target.blocks:
         if b.has_inline_weights:
-            per_block.append(decide_block(b, prove(b, library=library))[0])
+            per_block.append(decide_block(b, prove(b, library=library), library)[0])
             originals.append((b.w_up, b.w_down, b.w_gate))
         else:
             from pathlib import Path
@@ -245,13 +254,14 @@ def decide_concrete(target: Block | Stack, derivation: Derivation, library: Libr
             raise WitnessCheckError(f"internal error: the composed witnesses of `{target.name}` fail their numeric "
                                     f"check (max relative error {error:.3g} > {WITNESS_TOLERANCE:g}); no verdict is "
                                     "given. Please report this.")
-        steps.append(DerivationStep("By [depth-witnesses], composing the block witnesses absorbs the whole stack "
+        composition = library.provider("composition")
+        steps.append(DerivationStep(f"By [{composition}], composing the block witnesses absorbs the whole stack "
                                     f"(checked numerically: max relative error {error:.2e} at {how}).",
-                                    ("depth-witnesses",), kind="conclusion"))
-        return replace(derivation, verdict=Verdict.ABSORBABLE, scope="these weights", decided_by="depth-witnesses",
-                       source="library", steps=tuple(steps),
+                                    (composition,), kind="conclusion"))
+        return replace(derivation, verdict=Verdict.ABSORBABLE, scope="these weights", decided_by=composition,
+                       source=library.get(composition).source, steps=tuple(steps),
                        witness=Witness((), None, None, None, f"every block's witness verified; the composition: max "
                                        f"relative error {error:.2e}", layers),
-                       cited=tuple(dict.fromkeys([*derivation.cited, "depth-witnesses",
+                       cited=tuple(dict.fromkeys([*derivation.cited, composition,
                                                   *(d.decided_by or "" for d in per_block)])))
     return derivation

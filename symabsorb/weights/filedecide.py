@@ -22,10 +22,6 @@ from .search import floor_text
 
 __all__ = ["FileDecision", "WitnessCheckError", "decide_file_block", "float_max_relative_error"]
 
-NEEDS_NONDEGENERATE = ("thm8", "thm10")
-#: Results whose condition is exactly "some S has W_down[:,S] W_up[S,:] = -M/(2c)" (flip witness).
-INDEX_SET_RESULTS = ("thm8", "thm10", "L-odd-linear", "L-gate-flip", "R-linear-odd", "R-aff-1", "L-odd-linear-bias",
-                     "cor-G1")
 #: A witness whose float64 check exceeds this is a bug (the condition was checked exactly).
 WITNESS_TOLERANCE = 1e-6
 
@@ -199,12 +195,14 @@ def decide_file_block(block: Block, base_dir: Path, library: Library) -> FileDec
     notes = list(derivation.notes)
     assumptions = list(derivation.assumptions)
     necessary = derivation.necessary
-    needs_nondeg = derivation.decided_by in NEEDS_NONDEGENERATE or str(derivation.scope) == "nondegenerate weights" \
+    rid0 = derivation.decided_by or ""
+    result = library.results.get(rid0)
+    needs_nondeg = (result is not None and result.nondegeneracy is not None) \
+        or str(derivation.scope) == "nondegenerate weights" \
         or any(a.startswith("nondegenerate") for a in derivation.assumptions)
     exact_nd: dict[str, Any] | None = None
     nd_certificate: Certificate | None = None
     verdict, scope = derivation.verdict, derivation.scope
-    rid0 = derivation.decided_by or ""
     if needs_nondeg and verdict in (Verdict.CONDITIONAL, Verdict.IMPOSSIBLE):
         exact_nd = exact_nondegeneracy(w.w_up, w.w_down, projector)
         if block.gated and w.w_gate is not None:
@@ -262,7 +260,7 @@ def decide_file_block(block: Block, base_dir: Path, library: Library) -> FileDec
     if derivation.verdict is not Verdict.CONDITIONAL or c is None:
         return FileDecision(derivation, w, nondeg, None)
     rid = derivation.decided_by or ""
-    if rid not in INDEX_SET_RESULTS:
+    if result is None or result.conclusion.concrete != "index-set":
         why = (f"the condition of [{rid}] is not the plain index-set condition; symabsorb decides it for inline "
                "exact weights only")
         steps.append(DerivationStep(f"So the question stays open for these weights: {why}.", (rid,), kind="conclusion"))
