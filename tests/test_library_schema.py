@@ -97,6 +97,7 @@ def test_misspelt_hypothesis_name(tmp_path: Path) -> None:
     (('concrete = "index-set"', 'concrete = "index-sets"'), "unknown concrete-weights procedure `index-sets`"),
     (('necessary = "proved"', 'necesary = "proved"'), "unknown key `necesary` in [conclusion]"),
     (('cite = "cor11"', 'cite = "cor12"'), "cites unknown result `cor12`"),
+    (('necessary = "proved"', 'necessary = "conjectured"'), "unknown `necessary` status `conjectured`"),
 ])
 def test_wrong_values_are_positioned_load_errors(tmp_path: Path, edit: tuple[str, str], message: str) -> None:
     _copy(tmp_path, "thm8", "thm8-edit", edit)
@@ -202,3 +203,14 @@ def test_copied_lemma_decides_inline_and_file_weights_like_the_original(tmp_path
             seen.setdefault(q.text, []).append((d.decided_by, d.verdict.value, d.witness.index_set))
     for decisions in seen.values():
         assert decisions == [("L-odd-linear", "absorbable", (0, 1)), ("A-odd-linear-copy", "absorbable", (0, 1))]
+
+
+def test_no_conjecture_is_printed() -> None:
+    """L-gate-flip's "necessary: conjectured" was false (MATH.md §10): necessity is proved or open."""
+    from symabsorb.model import activation_from_text
+    from symabsorb.theory.prover import classify
+
+    assert {r.conclusion.necessary for r in default_library().results.values()} <= {"proved", "open", None}
+    d = classify(activation_from_text("sigmoid", gated=True))
+    assert d.decided_by == "L-gate-flip" and d.necessary == "open"
+    assert not any("conjectur" in s.text for s in d.steps)

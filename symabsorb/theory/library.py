@@ -416,7 +416,7 @@ def _parse_result(file: str, text: str, declared: Mapping[str, Any]) -> Result:
     _choice(src, scope, SCOPES, "scope", after=at)
     for key in ("sufficient", "necessary"):
         if key in c:
-            _choice(src, c[key], ("proved", "conjectured", "open"), f"`{key}` status", after=at)
+            _choice(src, c[key], ("proved", "open"), f"`{key}` status", after=at)
     if "concrete" in c:
         _choice(src, c["concrete"], CONCRETE, "concrete-weights procedure", after=at)
     nondeg = c.get("nondegeneracy", "N1" if scope == "nondegenerate weights" else None)
