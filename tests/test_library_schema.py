@@ -214,3 +214,25 @@ def test_no_conjecture_is_printed() -> None:
     d = classify(activation_from_text("sigmoid", gated=True))
     assert d.decided_by == "L-gate-flip" and d.necessary == "open"
     assert not any("conjectur" in s.text for s in d.steps)
+
+
+@pytest.mark.parametrize("module", ["decide", "filedecide"])
+def test_a_witness_failing_its_numeric_check_is_an_internal_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   module: str) -> None:
+    """The row of the issue: exit code 3 (internal error), not 2 (bad input), and no report written."""
+    import importlib
+
+    from conftest import require_module
+
+    np = require_module("numpy", "weights")
+    mod = importlib.import_module(f"symabsorb.weights.{module}")
+    name = "max_relative_error" if module == "decide" else "float_max_relative_error"
+    monkeypatch.setattr(mod, name, lambda *a, **k: 1.0)
+    np.savez(tmp_path / "w.npz", W_up=np.array([[1.0, 0], [0, 1], [1, 1]]),
+             W_down=np.array([[-0.5, 0, 1], [0, -0.5, 1]]))
+    (tmp_path / "s.absorb").write_text(_SQ_SPEC.replace("absorb file\n", "") if module == "decide"
+                                       else _SQ_SPEC.replace("absorb inline\n", ""), encoding="utf-8")
+    out = tmp_path / "r.md"
+    code, _, err, _ = run_cli("prove", str(tmp_path / "s.absorb"), "-o", str(out), "--no-cache")
+    assert code == 3, err
+    assert "internal error" in err and "fails its numeric check" in err and not out.exists()

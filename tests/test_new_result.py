@@ -94,7 +94,7 @@ def test_a_new_lemma_decides_symbolic_inline_and_file_blocks(tmp_path: Path, che
     got = {q.text: answer(q, library, 30, str(tmp_path)).derivation for q in spec.queries}
     symbolic, inline, file = got["absorb symbolic"], got["absorb inline"], got["absorb file"]
     assert symbolic is not None and symbolic.decided_by == "A-test-flip"
-    assert symbolic.verdict is Verdict.CONDITIONAL and symbolic.condition_plain == "W_down[:,S] W_up[S,:] = -I_d/2"
+    assert symbolic.verdict is Verdict.CONDITIONAL and symbolic.condition_plain == "W_down[:,S] W_up[S,:] = -1/2*I_d"
     assert any("$c = 1$" in s.text for s in symbolic.steps)
     for d in (inline, file):
         assert d is not None and d.decided_by == "A-test-flip"

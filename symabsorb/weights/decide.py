@@ -96,9 +96,9 @@ def decide_block(block: Block, derivation: Derivation, library: Library | None =
         if not error <= WITNESS_TOLERANCE:
             from .filedecide import WitnessCheckError
 
-            raise WitnessCheckError(f"internal error: the flip witness for `{block.name}` (S = {set(s)}) fails its "
+            raise WitnessCheckError(f"the flip witness for `{block.name}` (S = {set(s)}) fails its "
                                     f"numeric check (max relative error {error:.3g} > {WITNESS_TOLERANCE:g}) although "
-                                    "the index-set condition holds exactly; no verdict is given. Please report this.")
+                                    "the index-set condition holds exactly; no verdict is given")
         how = "the rows $S$ of $W_{\\mathrm{gate}}$ and the columns $S$ of $W_{\\mathrm{down}}$" if block.gated \
             else "the rows $S$ of $W_{\\mathrm{up}}$"
         if witness.b_up is not None:
@@ -251,9 +251,9 @@ def decide_concrete(target: Block | Stack, derivation: Derivation, library: Libr
         if not error <= WITNESS_TOLERANCE:
             from .filedecide import WitnessCheckError
 
-            raise WitnessCheckError(f"internal error: the composed witnesses of `{target.name}` fail their numeric "
+            raise WitnessCheckError(f"the composed witnesses of `{target.name}` fail their numeric "
                                     f"check (max relative error {error:.3g} > {WITNESS_TOLERANCE:g}); no verdict is "
-                                    "given. Please report this.")
+                                    "given")
         composition = library.provider("composition")
         steps.append(DerivationStep(f"By [{composition}], composing the block witnesses absorbs the whole stack "
                                     f"(checked numerically: max relative error {error:.2e} at {how}).",

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..analysis.numeric import evaluate_array
-from ..dsl.errors import SymabsorbError
+from ..errors import InternalError
 from ..model.activation import GatedActivation
 from ..model.block import Block
 from ..theory.derivation import Derivation, DerivationStep, Verdict, Witness
@@ -26,8 +26,9 @@ __all__ = ["FileDecision", "WitnessCheckError", "decide_file_block", "float_max_
 WITNESS_TOLERANCE = 1e-6
 
 
-class WitnessCheckError(SymabsorbError):
-    """A witness built from an exactly checked condition failed its numeric check: an internal error."""
+class WitnessCheckError(InternalError):
+    """A witness built from an exactly checked condition failed its numeric check: an internal error
+    (exit code 3), never a verdict."""
 
 
 @dataclass(frozen=True)
@@ -311,8 +312,7 @@ def decide_file_block(block: Block, base_dir: Path, library: Library) -> FileDec
             error = float_layer_error(concrete, w.w_up, w.w_down, extras["b_up"], extras["b_down"], skip_float,
                                       (up, down, witness.b_up, b_down), projector)
         elif gate is not None and (extras["b_up"] is not None or extras["b_gate"] is not None):
-            raise WitnessCheckError("internal error: a biased gated layer reached the flip witness; no result covers "
-                                    "it. Please report this.")
+            raise WitnessCheckError("a biased gated layer reached the flip witness; no result covers it")
         else:
             error = float_max_relative_error(concrete, w, witness, skip=skip_float)
         names = {"W_up": w.keys[0], "W_down": w.keys[1], "W_gate": w.keys[2],
@@ -322,9 +322,9 @@ def decide_file_block(block: Block, base_dir: Path, library: Library) -> FileDec
         witness = replace(witness, names=tuple((k, v) for k, v in names.items() if v), dtype=w.dtype,
                           transpose=bool(block.weights.transpose))
         if not error <= WITNESS_TOLERANCE:
-            raise WitnessCheckError(f"internal error: the flip witness for `{block.name}` (S of size {len(s)}) fails its "
+            raise WitnessCheckError(f"the flip witness for `{block.name}` (S of size {len(s)}) fails its "
                                     f"numeric check (max relative error {error:.3g} > {WITNESS_TOLERANCE:g}) although "
-                                    "the index-set condition holds exactly; no verdict is given. Please report this.")
+                                    "the index-set condition holds exactly; no verdict is given")
         claim = "P\\,W_{\\mathrm{down}}[:,S]W_{\\mathrm{up}}[S,:] = P\\,T" if projector else \
             "W_{\\mathrm{down}}[:,S]W_{\\mathrm{up}}[S,:] = T"
         verified = (f"exactly: ${claim}$ in integer arithmetic on the "
