@@ -129,7 +129,6 @@ def test_shipped_library_declares_its_semantics() -> None:
         if r.conclusion.scope == "nondegenerate weights":
             gated = any(h.name == "gated_nondegenerate" for h in r.hypotheses)
             assert r.nondegeneracy == ("gated-N1" if gated else "N1"), rid
-        assert r.setting.biases == "none" and r.setting.norm == ("none",), rid
     for role in ("width-free", "width-rank", "width-pairs", "width-lines", "composition"):
         lib.provider(role)
     free = [r for r in lib.results.values() if not r.width.uses_width]
@@ -148,29 +147,10 @@ def test_docs_list_every_field_of_the_schema() -> None:
     keys = (*library._TOP_KEYS, *library._CONCLUSION_KEYS, *(k for ks in library._SECTION_KEYS.values() for k in ks))
     missing = [k for k in keys if not re.search(rf"\b{re.escape(k)}\b", text)]
     assert missing == []
-    for values in (library.CONCRETE, library.NONDEGENERACY, library.BIASES, library.NORMS, library.PROVIDES):
+    for values in (library.CONCRETE, library.NONDEGENERACY, library.BIAS_SETTINGS, library.NORM_SETTINGS,
+                   library.PROVIDES):
         for v in values:
             assert f'"{v}"' in text or f"`{v}`" in text, v
-
-
-def test_setting_excludes_blocks_outside_it() -> None:
-    """A result proved for bias-free blocks does not decide a block with biases (the model's field)."""
-    from dataclasses import dataclass
-
-    from symabsorb.model import activation_from_text
-    from symabsorb.model.block import Block, Skip
-    from symabsorb.theory.prover import prove
-
-    @dataclass(frozen=True)
-    class BiasedBlock(Block):
-        biases: bool = True
-
-    block = BiasedBlock("b", activation_from_text("max(0, z)^2"), 2, 3, Skip("identity"))
-    d = prove(block)
-    assert d.decided_by != "prop5"
-    prop5 = next(c for c in d.candidates if c.id == "prop5")
-    assert "has biases" in prop5.reason
-    assert library_with([]).get("prop5").setting.admits(False, "none")
 
 
 _SQ_SPEC = '''activation sq(z) = z + sign(z)^2
