@@ -341,7 +341,10 @@ def format_module(module: s.Module) -> str:
                 following is None or (following.line, following.column) > comments[0][0]):
             trailing = comments.pop(0)[1]
         kind = type(stmt)
-        if out and (kind is not previous or kind in (s.BlockDef, s.SpaceDef) or leading):
+        one_line = not isinstance(stmt, (s.BlockDef, s.SpaceDef))
+        # comments printed above the statement (its own, or those written inside a one-line statement)
+        # get the blank line they get when read back as leading comments: formatting is idempotent
+        if out and (kind is not previous or not one_line or leading or (one_line and inner)):
             out.append("")
         out.extend(leading)
         if isinstance(stmt, (s.BlockDef, s.SpaceDef)):
