@@ -80,8 +80,8 @@ def test_not_absorbable_needs_a_result_whose_necessity_is_proved(tmp_path: Path)
     rng = np.random.default_rng(5)
     w_up, w_down = rng.standard_normal((8, 3)), rng.standard_normal((3, 8))
     np.savez(tmp_path / "g.npz", W_up=w_up, W_down=w_down, W_gate=rng.standard_normal((8, 3)))
-    spec = tmp_path / "g.absorb"  # g(z) + g(-z) = 2 g(0) != 0: L-gate-flip, whose converse is not proved
-    spec.write_text('gated gg gate (u) = 1 + tanh(u)\nblock b { activation: gg weights: "g.npz" }\nabsorb b\n')
+    spec = tmp_path / "g.absorb"   # polynomial gate: L-gate-flip, converse open (Theorem G needs g non-polynomial)
+    spec.write_text('gated gg gate (u) = 1 + u\nblock b { activation: gg weights: "g.npz" }\nabsorb b\n')
     report = tmp_path / "g.json"
     data = _prove(spec, report)
     d = data["queries"][0]["derivation"]

@@ -314,7 +314,7 @@ def test_failing_witness_check_is_an_internal_error(tmp_path: Path, monkeypatch:
     np.savez(tmp_path / "p.npz", W_up=w_up, W_down=w_down)
     monkeypatch.setattr(filedecide, "float_max_relative_error", lambda *a, **k: 0.5)
     code, out, err = run("prove", str(spec_for(tmp_path, "p.npz")), "--format", "json")
-    assert code == 2 and "internal error" in err and "absorbable" not in out
+    assert code == 3 and "internal error" in err and "absorbable" not in out
 
 
 # ---- hostile weight files ------------------------------------------------------------------------------

@@ -99,7 +99,7 @@ def _negative_stretches(u: sp.Expr) -> list[tuple[sp.Expr | None, sp.Expr | None
         q = _rational_between(lo, hi)
         if q is None:
             continue
-        if poly.eval(q) < 0:  # exact rational arithmetic
+        if poly(q) < 0:  # exact rational arithmetic (Poly.__call__)
             out.append((lo, hi, q))
     return out
 

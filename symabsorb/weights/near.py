@@ -106,7 +106,7 @@ def near_check(block: Block, derivation: Derivation, eps: float, base_dir: str |
         return None  # the stream structure is decided elsewhere; no plain target here
     concrete = replace(block, dim=d, width=m)
     m_skip = skip_matrix(concrete)
-    if m_skip is None or not all(x.is_Rational for x in m_skip) or not sp.sympify(c).is_Rational:
+    if m_skip is None or not all(x.is_Rational for x in m_skip) or not _is_rational(c):
         return None
     target_exact = sp.ImmutableMatrix(-m_skip / (2 * c))
     target = _float(target_exact)
@@ -166,3 +166,12 @@ def near_derivation(block: Block, derivation: Derivation, library: Library, eps:
     at = len(steps) - 1 if steps and steps[-1].kind == "conclusion" else len(steps)
     steps.insert(at, DerivationStep(check.text(), (rid,), kind="argument"))
     return replace(derivation, steps=tuple(steps), notes=(*derivation.notes, check.note()))
+
+
+def _is_rational(c: object) -> bool:
+    """``c`` is an exact rational (a SymPy number or a Python int); no string is ever converted."""
+    if isinstance(c, bool):
+        return False
+    if isinstance(c, int):
+        return True
+    return isinstance(c, sp.Basic) and bool(c.is_Rational)
