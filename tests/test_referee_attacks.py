@@ -1,6 +1,6 @@
 """Referee attacks on today's library results (Theorem G, Theorem SDI, Cor. R-pos, parameter domains,
 biased and normalised blocks) where the engine's verdict was checked by hand and found right.
-Each case says why the verdict is the true answer; REFEREE.md has the full log of attempts."""
+Each case says why the verdict is the true answer; docs/referee-attacks.md has the full log of attempts."""
 
 from __future__ import annotations
 
