@@ -128,23 +128,19 @@ class _Renderer:
 
     def root_index(self) -> str | None:
         """The ``[n]`` of ``\\sqrt[n]{x}``, taken off the items (None when there is none)."""
-        if self.i >= len(self.items) or not isinstance(self.items[self.i], str):
-            return None
-        m = re.match(r"\s*\[([^\]]*)\]", str(self.items[self.i]))
-        if m is None:
-            return None
-        rest = str(self.items[self.i])[m.end():]
-        if rest:
-            self.items[self.i] = rest
-        else:
-            self.i += 1
-        return m.group(1).strip()
+        m = self._take(r"\s*\[([^\]]*)\]")
+        return None if m is None else m.group(1).strip()
 
     def bare_word(self) -> str | None:
         """A run of letters and digits right after ``_`` or ``^`` (no brace group, no space), taken whole."""
+        m = self._take(r"[A-Za-z0-9]+")
+        return None if m is None else m.group(0)
+
+    def _take(self, pattern: str) -> re.Match[str] | None:
+        """The match of ``pattern`` at the start of the current text item, taken off the items."""
         if self.i >= len(self.items) or not isinstance(self.items[self.i], str):
             return None
-        m = re.match(r"[A-Za-z0-9]+", str(self.items[self.i]))
+        m = re.match(pattern, str(self.items[self.i]))
         if m is None:
             return None
         rest = str(self.items[self.i])[m.end():]
@@ -152,7 +148,7 @@ class _Renderer:
             self.items[self.i] = rest
         else:
             self.i += 1
-        return m.group(0)
+        return m
 
     def followed_by_operand(self, brackets: str = "([") -> bool:
         """Whether juxtaposed material follows (a product: ``\\tfrac12 x``, ``W_{up}x``)."""

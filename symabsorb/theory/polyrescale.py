@@ -51,6 +51,21 @@ def _solve(g: sp.Matrix, rhs: sp.Matrix) -> tuple[list[sp.Rational], list[list[s
     return particular, basis
 
 
+def solve_diagonal(w_up: sp.Matrix, w_down: sp.Matrix, skip: sp.Matrix,
+                   c: sp.Expr) -> tuple[list[sp.Rational], list[list[sp.Rational]]] | None:
+    """The diagonals ``D`` with ``c W_down D W_up = M``: ``d²`` linear equations in the ``m`` entries of ``D``
+    (column ``i`` is ``c a_i b_iᵀ`` flattened), solved exactly by :func:`_solve`."""
+    m, d = w_up.rows, w_up.cols
+    g = sp.zeros(d * d, m)
+    for i in range(m):
+        outer = c * sp.Matrix(w_down[:, i]) * sp.Matrix(w_up[i, :])
+        for r in range(d):
+            for s in range(d):
+                g[r * d + s, i] = outer[r, s]
+    rhs = sp.Matrix([skip[r, s] for r in range(d) for s in range(d)])
+    return _solve(g, rhs)
+
+
 def _point(particular: list[sp.Rational], basis: list[list[sp.Rational]], t: list[sp.Rational]) -> list[sp.Rational]:
     return [particular[i] + sum((t[j] * basis[j][i] for j in range(len(basis))), sp.S.Zero)
             for i in range(len(particular))]
@@ -97,14 +112,7 @@ def rescale_witness(w_up: sp.MatrixBase, w_down: sp.MatrixBase, skip: sp.MatrixB
     if not all(x.is_Rational for x in (*w_up, *w_down, *skip)) or not c.is_Rational:
         return RescaleResult(None, how="the weights, the skip or c are not all rational")
     m, d = w_up.rows, w_up.cols
-    g = sp.zeros(d * d, m)
-    for i in range(m):
-        outer = c * sp.Matrix(w_down[:, i]) * sp.Matrix(w_up[i, :])
-        for r in range(d):
-            for s in range(d):
-                g[r * d + s, i] = outer[r, s]
-    rhs = sp.Matrix([skip[r, s] for r in range(d) for s in range(d)])
-    solved = _solve(g, rhs)
+    solved = solve_diagonal(w_up, w_down, skip, c)
     if solved is None:
         return RescaleResult(False, how=f"the linear system c W_down D W_up = M ({d * d} equations, {m} unknowns) is "
                                         "inconsistent over Q (reduced echelon form)")

@@ -16,7 +16,7 @@ from fractions import Fraction
 
 import sympy as sp
 
-from .polyrescale import _point, _solve
+from .polyrescale import _point, solve_diagonal
 
 __all__ = ["MAX_RPOS_WIDTH", "RPosResult", "rpos_decide"]
 
@@ -80,14 +80,7 @@ def rpos_decide(w_up: sp.MatrixBase, w_down: sp.MatrixBase, skip: sp.MatrixBase,
     m, d = w_up.rows, w_up.cols
     if m > MAX_RPOS_WIDTH:
         return RPosResult(None, how=f"width {m} > {MAX_RPOS_WIDTH}: the 2^m sets N are not enumerated")
-    g = sp.zeros(d * d, m)
-    for i in range(m):
-        outer = c * sp.Matrix(w_down[:, i]) * sp.Matrix(w_up[i, :])
-        for r in range(d):
-            for s in range(d):
-                g[r * d + s, i] = outer[r, s]
-    rhs = sp.Matrix([skip[r, s] for r in range(d) for s in range(d)])
-    solved = _solve(g, rhs)
+    solved = solve_diagonal(w_up, w_down, skip, c)
     if solved is None:
         return RPosResult(False, how=f"c W_down D W_up = M ({d * d} equations, {m} unknowns) is inconsistent over Q")
     particular, basis = solved
