@@ -573,6 +573,9 @@ def decide(activation: str | AnyActivation, w_up: Any = None, w_down: Any = None
         return run(replace(block, weights=decl), str(path.parent))
     if w_up is None or w_down is None:
         raise ArgumentError("decide needs w_up and w_down (arrays or nested lists), or file=...")
+    for key, value in (("w_up", w_up), ("w_down", w_down), ("w_gate", w_gate)):
+        if isinstance(value, (str, bytes)):  # refused before numpy is needed (it is an extra)
+            raise ArgumentError(f"{describe_argument(key, value)}: expected an array or nested lists of numbers")
     if gated and w_gate is None:
         raise ArgumentError(f"`{act.name}` is a gated unit: pass w_gate as well")
     exact = (_exact_matrix(w_up, "w_up"), _exact_matrix(w_down, "w_down"),

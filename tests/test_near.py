@@ -64,6 +64,7 @@ def test_near_on_the_cli_prove_and_absorb(float_planted: Path) -> None:
 
 
 def test_near_leaves_exact_and_symbolic_answers_alone() -> None:
+    require_module("numpy", "weights")  # the nearest index set is found by the float search
     spec = ("block planted { activation: relu dim: 2 width: 3 W_up: [[1, 0], [0, 1], [1, 1]] "
             "W_down: [[-1, 0, 1/2], [0, -1, 1/3]] }\n"
             "block generic { activation: relu W_up: [[1, 2], [3, -1], [1, 1]] W_down: [[1, 0, 2], [-1, 1, 1]] }\n"
