@@ -496,6 +496,14 @@ def heavy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     cols = ", ".join("[" + ", ".join(f"{5**45 + i + j}/{13**35 + i * j}" for j in range(24)) + "]" for i in range(12))
     (d / "wide.absorb").write_text(f"block b {{ activation: leaky_relu W_up: [{rows}] W_down: [{cols}] }}\nabsorb b\n",
                                    encoding="utf-8")
+    # The budget bounds the work a command does; the one-off cost of importing (and, on a fresh clone,
+    # byte-compiling) sympy and the renderers is paid here, so that it does not depend on test order.
+    import importlib
+
+    for module in ("symabsorb.cli", "symabsorb.report.render", "symabsorb.report.latex", "symabsorb.report.markdown",
+                   "symabsorb.report.terminal", "symabsorb.weights.decide", "symabsorb.analysis.engine"):
+        importlib.import_module(module)
+    run("classify", "z")
     return d
 
 
@@ -506,7 +514,7 @@ def heavy(tmp_path_factory: pytest.TempPathFactory) -> Path:
 ])
 def test_every_command_holds_its_budget(heavy: Path, argv: tuple[str, ...]) -> None:
     code, _, err, used = run(*(a.format(d=heavy) for a in argv), "--budget", "0.5")
-    assert used < 2 * 0.5 + 0.5, used  # within 2x, plus the imports a first command pays for
+    assert used < 2 * 0.5 + 0.5, used  # within 2x, plus slack for a loaded machine
     assert code in (0, 1, 2)
     if code == 2:
         clean_error(err)

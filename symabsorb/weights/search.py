@@ -199,6 +199,62 @@ def _pivot_rows(backend: _Flint | _Domain, red: Any, rank: int, ncols: int) -> t
     return rows, pivots
 
 
+#: Above this many bits in the common denominators of the weights, the exact normal equations of the
+#: least-squares floor can take seconds in one uninterruptible call (a budget could not stop it).
+EXACT_RESIDUAL_BITS = 4096
+
+
+def _denominator_bits(rows: list[list[Fraction]]) -> int:
+    den = 1
+    for row in rows:
+        for x in row:
+            den = den * x.denominator // math.gcd(den, x.denominator)
+    return den.bit_length()
+
+
+def _residual_lower(backend: _Flint | _Domain, system: Any, t_col: Any, independent: list[int], norm2: Fraction,
+                    m: int, denominator_bits: int) -> Fraction:
+    """A lower bound on the least-squares residual ``‖t‖² − ‖proj t‖²`` of an inconsistent
+    ``system · c = t``: exact (rational normal equations) unless the weights' denominators exceed
+    :data:`EXACT_RESIDUAL_BITS`; then ball arithmetic on the independent columns ``A_P``
+    (``‖t‖² − vᵀG⁻¹v``, ``G = A_PᵀA_P``, ``v = A_Pᵀt``), whose lower endpoint is rigorous, at growing
+    precision until it is positive; failing that, 0 (a true, if weak, floor).
+    """
+    if denominator_bits > EXACT_RESIDUAL_BITS:
+        if not isinstance(backend, _Flint) or not independent:
+            return Fraction(0)
+        f = backend.flint
+        saved = f.ctx.prec
+        try:
+            for prec in (128, 512, 2048):
+                f.ctx.prec = prec
+                a = f.arb_mat(system)
+                a_p = f.arb_mat([[a[i, j] for j in independent] for i in range(a.nrows())])
+                v = a_p.transpose() * f.arb_mat(t_col)
+                try:
+                    x = (a_p.transpose() * a_p).solve(v)
+                except ZeroDivisionError:
+                    continue  # G not certified invertible at this precision
+                low = (f.arb(f.fmpq(norm2.numerator, norm2.denominator)) - (v.transpose() * x)[0, 0]).lower()
+                man, exp = low.man_exp()
+                bound = Fraction(int(man)) * (Fraction(2) ** int(exp))
+                if bound > 0:
+                    return bound
+        finally:
+            f.ctx.prec = saved
+        return Fraction(0)
+    # least-squares residual: ‖t‖² − (Aᵀt)·c* for any solution c* of the normal equations
+    at = backend.transpose(system)
+    normal, nrank = backend.rref(backend.hstack(at * system, at * t_col))
+    nrows, npivots = _pivot_rows(backend, normal, nrank, m + 1)
+    atb = at * t_col
+    c_ls = [Fraction(0)] * m
+    for r, p in zip(nrows, npivots, strict=True):
+        if p < m:
+            c_ls[p] = r[m]
+    return max(norm2 - sum((backend.entry(atb, j, 0) * c_ls[j] for j in range(m)), Fraction(0)), Fraction(0))
+
+
 def _integer_matrix(m: sp.MatrixBase) -> tuple[list[list[int]], int] | None:
     """``m = N / den`` with an integer matrix ``N`` (None if an entry is not rational)."""
     rows = m.tolist()
@@ -282,16 +338,9 @@ def exact_search(w_up: sp.MatrixBase, w_down: sp.MatrixBase, target: sp.MatrixBa
                                            rhs)
     red, rank = backend.rref(aug)
     rows, pivots = _pivot_rows(backend, red, rank, m + 1)
-    # least-squares residual: ‖t‖² − (Aᵀt)·c* for any solution c* of the normal equations
-    at = backend.transpose(system)
-    normal, nrank = backend.rref(backend.hstack(at * system, at * t_col))
-    nrows, npivots = _pivot_rows(backend, normal, nrank, m + 1)
-    atb = at * t_col
-    c_ls = [Fraction(0)] * m
-    for r, p in zip(nrows, npivots, strict=True):
-        if p < m:
-            c_ls[p] = r[m]
-    residual = max(norm2 - sum((backend.entry(atb, j, 0) * c_ls[j] for j in range(m)), Fraction(0)), Fraction(0))
+    # A consistent system has least-squares residual 0; an inconsistent one gets a certified lower bound
+    residual = Fraction(0) if m not in pivots else _residual_lower(backend, system, t_col, [p for p in pivots if p < m],
+                                                                    norm2, m, _denominator_bits(a) + _denominator_bits(b))
     method = backend.name
     if m in pivots:
         return SearchResult(False, (), "the linear system Σ c_j vec(a_j b_jᵀ) = vec(T) has no real solution "
