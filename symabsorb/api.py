@@ -476,7 +476,7 @@ def prove(spec: Spec | PathLike, *, budget: float | None = DEFAULT_BUDGET, theor
     distance), with the certified distance and the flip witness's measured error; verdicts unchanged."""
     from dataclasses import replace
 
-    from .report.build import build_report
+    from .answer import build_report
 
     s = _spec(spec) if keyword is None else select(spec, keyword)
     _check_progress(progress)
@@ -509,7 +509,7 @@ def absorb(spec: Spec | PathLike, name: str, *, budget: float | None = DEFAULT_B
     """Decide one block or stack of ``spec``, with its weights when it has any; ``result.witness``
     holds the residual-free weights when they exist (``result.write_witness(path)`` saves them).
     ``near = EPS``: as for :func:`prove`."""
-    from .report.build import answer
+    from .answer import AnswerContext, answer
 
     eps = _check_near(near)
     s = _spec(spec)
@@ -518,8 +518,8 @@ def absorb(spec: Spec | PathLike, name: str, *, budget: float | None = DEFAULT_B
     base_dir = os.path.dirname(s.path) if s.path not in ("<string>", "<stdin>") else "."
     from .model.block import SpecQuery
 
-    a: QueryAnswer = answer(SpecQuery("absorb", target, None, f"absorb {name}"), library_, _check_budget(budget),
-                            base_dir or ".")
+    a: QueryAnswer = answer(SpecQuery("absorb", target, None, f"absorb {name}"), library_,
+                            AnswerContext(base_dir or ".", _check_budget(budget)))
     return Result(_with_near(a, target, library_, eps, base_dir or "."), library_)
 
 
@@ -538,11 +538,11 @@ def decide(activation: str | AnyActivation, w_up: Any = None, w_down: Any = None
     """
     import sympy as sp
 
+    from .answer import AnswerContext, answer
     from .dsl.syntax import WeightsDecl
     from .errors import ArgumentError, check_type, describe_argument
     from .model.activation import GatedActivation
     from .model.block import Block, Skip
-    from .report.build import answer
 
     library_ = _lib(lib, theorems)
     act = _activation(activation, False, "activation")
@@ -562,7 +562,8 @@ def decide(activation: str | AnyActivation, w_up: Any = None, w_down: Any = None
     def run(b: Block, base_dir: str | None) -> Result:
         from .model.block import SpecQuery
 
-        a: QueryAnswer = answer(SpecQuery("absorb", b, None, f"decide {label}"), library_, budget, base_dir)
+        a: QueryAnswer = answer(SpecQuery("absorb", b, None, f"decide {label}"), library_,
+                                AnswerContext(base_dir, budget))
         return Result(a, library_)
 
     if file is not None:

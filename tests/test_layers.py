@@ -1,4 +1,5 @@
-"""Imports run one way: dsl -> model -> analysis -> theory -> weights -> explore -> report -> api -> cli."""
+"""Imports run one way: dsl -> model -> analysis -> theory -> weights -> explore -> report -> answer -> api -> cli;
+report/ only renders (it imports neither the prover nor the concrete-weight decisions)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from pathlib import Path
 
 import symabsorb
 
-LAYERS = ["dsl", "model", "analysis", "theory", "weights", "explore", "report", "api", "cli"]  # api: the facade beside cli
+# api: the facade beside cli
+LAYERS = ["dsl", "model", "analysis", "theory", "weights", "explore", "report", "answer", "api", "cli"]
 PACKAGE = Path(symabsorb.__file__).parent
 
 
@@ -17,6 +19,36 @@ def _layer(module: str) -> int | None:
         return None
     name = parts[1]
     return LAYERS.index(name) if name in LAYERS else None
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    rel = path.relative_to(PACKAGE)
+    package = ["symabsorb", *rel.parts[:-1]]
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                out.append((node.lineno, ".".join(base + ([node.module] if node.module else []))))
+            else:
+                out.append((node.lineno, node.module or ""))
+        elif isinstance(node, ast.Import):
+            out.extend((node.lineno, alias.name) for alias in node.names)
+    return out
+
+
+#: What report/ may read from the layers that decide: data types and their serialisation only.
+_RENDER_ONLY = ("symabsorb.theory.prover", "symabsorb.theory.width", "symabsorb.weights.concrete",
+                "symabsorb.weights.decide", "symabsorb.weights.filedecide", "symabsorb.weights.search",
+                "symabsorb.answer")
+
+
+def test_report_only_renders() -> None:
+    """The answer layer (symabsorb/answer.py) orchestrates a query; report/ never proves or decides."""
+    bad = [f"{path.relative_to(PACKAGE)}:{line} imports {target}"
+           for path in sorted((PACKAGE / "report").rglob("*.py")) for line, target in _imports(path)
+           if target.startswith(_RENDER_ONLY)]
+    assert bad == []
 
 
 def test_imports_point_to_earlier_layers() -> None:

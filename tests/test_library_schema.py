@@ -166,8 +166,8 @@ def test_copied_lemma_decides_inline_and_file_weights_like_the_original(tmp_path
     stayed undecided on inline and file weights although it says ``concrete = "index-set"``."""
     from conftest import require_module
 
+    from symabsorb.answer import AnswerContext, answer
     from symabsorb.model import resolve_text
-    from symabsorb.report.build import answer
 
     np = require_module("numpy", "weights")
     (tmp_path / "lib").mkdir()
@@ -178,7 +178,7 @@ def test_copied_lemma_decides_inline_and_file_weights_like_the_original(tmp_path
     seen = {}
     for lib in (default_library(), library_with([tmp_path / "lib"])):
         for q in spec.queries:
-            d = answer(q, lib, 30, str(tmp_path)).derivation
+            d = answer(q, lib, AnswerContext(str(tmp_path), 30)).derivation
             assert d is not None and d.witness is not None, (q.text, d)
             seen.setdefault(q.text, []).append((d.decided_by, d.verdict.value, d.witness.index_set))
     for decisions in seen.values():

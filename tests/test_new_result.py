@@ -11,9 +11,9 @@ import pytest
 import sympy as sp
 from conftest import require_module
 
+from symabsorb.answer import AnswerContext, answer
 from symabsorb.model import resolve_text
 from symabsorb.model.functions import Z
-from symabsorb.report.build import answer
 from symabsorb.theory.checks import Subject, simple
 from symabsorb.theory.derivation import HypothesisCheck, HypStatus, Verdict
 from symabsorb.theory.hypdecl import Param
@@ -91,7 +91,7 @@ def test_a_new_lemma_decides_symbolic_inline_and_file_blocks(tmp_path: Path, che
              W_down=np.array([[-0.5, 0, 1], [0, -0.5, 1]]))
     library = library_with([tmp_path / "lib"])
     spec = resolve_text(SPEC, str(tmp_path / "s.absorb"))
-    got = {q.text: answer(q, library, 30, str(tmp_path)).derivation for q in spec.queries}
+    got = {q.text: answer(q, library, AnswerContext(str(tmp_path), 30)).derivation for q in spec.queries}
     symbolic, inline, file = got["absorb symbolic"], got["absorb inline"], got["absorb file"]
     assert symbolic is not None and symbolic.decided_by == "A-test-flip"
     assert symbolic.verdict is Verdict.CONDITIONAL and symbolic.condition_plain == "W_down[:,S] W_up[S,:] = -1/2*I_d"

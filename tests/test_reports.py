@@ -14,9 +14,9 @@ from conftest import EXAMPLES, require_module, require_program
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from symabsorb.answer import build_report
 from symabsorb.cli import main
 from symabsorb.model import load_spec
-from symabsorb.report.build import build_report
 from symabsorb.report.jsonout import report_to_dict, schema
 from symabsorb.report.markdown import render_markdown
 

@@ -6,10 +6,10 @@ import pytest
 import sympy as sp
 from conftest import require_module
 
+from symabsorb.answer import build_report
 from symabsorb.dsl.errors import SpecError
 from symabsorb.model import activation_from_text, resolve_text
 from symabsorb.model.block import Block, Skip
-from symabsorb.report.build import build_report
 from symabsorb.theory.derivation import Verdict
 from symabsorb.theory.prover import classify
 
