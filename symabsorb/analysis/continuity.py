@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from ..model.functions import Z
-from .facts import Evidence, Stage, Step, proved, refuted, unknown
+from .facts import Evidence, Stage, Status, Step, proved, refuted, unknown
 from .identity import exact_sign, prove_zero, simplified
 from .piecewise import PiecewiseForm, piecewise_form
 from .structure import analytic_on_reals
@@ -47,6 +47,21 @@ def jump_at(form: PiecewiseForm, b: sp.Expr) -> tuple[int | None, sp.Expr, sp.Ex
 
 @functools.lru_cache(maxsize=512)
 def continuity_fact(expr: sp.Expr) -> ContinuityFact:
+    fact = _continuity_fact(expr)
+    if fact.evidence.status is not Status.UNKNOWN:
+        return fact
+    from .euler import euler_form
+
+    form = euler_form(expr)  # t log|t|, |t|^(3/2): pieces not analytic at 0, limits known in closed form
+    if form is None:
+        return fact
+    return ContinuityFact(proved(Stage.STRUCTURAL, Step(
+        "σ is of Euler type, σ(t) = " + form.describe() + " with σ(0) = p(0): every term is continuous on each "
+        "open ray, and s^e → 0, s^k log s → 0 as s → 0+ (e > 0, k ≥ 1), so σ is continuous on R")),
+        fact.breakpoints, ())
+
+
+def _continuity_fact(expr: sp.Expr) -> ContinuityFact:
     form = piecewise_form(expr)
     if form is None:
         return ContinuityFact(unknown("the case splits of σ could not be decided exactly"), (), ())

@@ -54,8 +54,14 @@ class SymCandidate:
     remainder: sp.Expr | None
     status: Status
     reason: str
+    #: For a family whose κ is not ``±|μ|`` (Euler type, ``analysis/euler.py``): κ as an expression
+    #: of the symbol μ of the family's sign (``kappa`` is then unused).
+    family_kappa: sp.Expr | None = None
 
     def describe(self) -> str:
+        if self.family_kappa is not None:
+            sign = "> 0" if self.mu == "mu>0" else "< 0"
+            return f"(μ, {sp.sstr(self.family_kappa)}) for every μ {sign}"
         if self.mu == "mu>0":
             return "(μ, μ) for every μ > 0"
         if self.mu == "mu<0":
@@ -541,6 +547,40 @@ def _exponential_symmetry(expr: sp.Expr) -> SymmetryFact | None:
 
 @functools.lru_cache(maxsize=512)
 def symmetry_fact(expr: sp.Expr) -> SymmetryFact:
+    """``Sym(σ)``: the series, kink and homogeneity steps below; when they leave it undecided, the
+    closed form of an Euler-type σ (``analysis/euler.py``)."""
+    fact = _symmetry_fact(expr)
+    if fact.evidence.proved:
+        return fact
+    by_form = _euler_symmetry(expr)
+    return fact if by_form is None else by_form
+
+
+def _euler_symmetry(expr: sp.Expr) -> SymmetryFact | None:
+    from .euler import euler_sym
+
+    found = euler_sym(expr)
+    if found is None:
+        return None
+    steps = list(found.steps)
+    candidates: list[SymCandidate] = []
+    for mu, kappa, rem in found.members:
+        family = mu in ("mu>0", "mu<0")
+        cand = SymCandidate(mu, sp.S.One if family else kappa, rem, Status.PROVED, f"remainder {sp.sstr(rem)}",
+                            family_kappa=kappa if family else None)
+        candidates.append(cand)
+        steps.append(Step(f"candidate {cand.describe()}: proved — {cand.reason}", rem))
+    if not any(c.mu in ("-1", "mu<0") for c in candidates):
+        candidates.append(SymCandidate("-1", sp.S.One, None, Status.REFUTED, "no μ < 0 (see the steps)"))
+        candidates.append(SymCandidate("-1", -sp.S.One, None, Status.REFUTED, "no μ < 0 (see the steps)"))
+    kept = [c.describe() for c in candidates if c.status is Status.PROVED]
+    continuum = any(c.mu in ("mu>0", "mu<0") for c in candidates)
+    steps.append(Step("so Sym(σ) = {" + ", ".join(kept) + "}" + (
+        ", a continuum (no genericity statement rests on it)" if continuum else "")))
+    return SymmetryFact(proved(Stage.STRUCTURAL, *steps), None, tuple(candidates))
+
+
+def _symmetry_fact(expr: sp.Expr) -> SymmetryFact:
     form = piecewise_form(expr)
     if form is None:
         return SymmetryFact(unknown("the case splits of σ could not be decided exactly"), None, ())

@@ -386,7 +386,10 @@ def _continuous(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
 def _sym_latex(kept: tuple[Any, ...]) -> str:
     parts = []
     for c in kept:
-        if c.mu == "mu>0":
+        if getattr(c, "family_kappa", None) is not None:
+            sign = ">" if c.mu == "mu>0" else "<"
+            parts.append(f"(\\mu, {sp.latex(c.family_kappa)})_{{\\mu {sign} 0}}")
+        elif c.mu == "mu>0":
             parts.append("(\\mu, \\mu)_{\\mu > 0}")
         elif c.mu == "mu<0":
             parts.append("(\\mu, |\\mu|)_{\\mu < 0}" if c.kappa == 1 else "(\\mu, -|\\mu|)_{\\mu < 0}")

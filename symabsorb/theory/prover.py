@@ -686,3 +686,18 @@ def classify(act: AnyActivation, library: Library | None = None, budget: float |
 #: is decided by :mod:`symabsorb.weights.decide`, for inline and file weights alike).
 _PROCEDURES = {"rank": _rank_decision, "rescale": _rescale_decision, "enumerate": _polynomial_odd_decision,
                "rescale-signed": _rpos_decision}
+
+
+def _span_decision(block: Block, d: Derivation, chosen: Attempt) -> Derivation:
+    from .euler_concrete import span_decision  # Cor. R-log (Euler type)
+
+    return span_decision(block, d, chosen)
+
+
+def _power_decision(block: Block, d: Derivation, chosen: Attempt) -> Derivation:
+    from .euler_concrete import power_decision  # Cor. R-pow (Euler type)
+
+    return power_decision(block, d, chosen)
+
+
+_PROCEDURES.update({"span": _span_decision, "rescale-power": _power_decision})
