@@ -216,8 +216,14 @@ class _Evaluation:
         return self.negative - self.inner
 
 
-def _evaluate(w_up: Any, w_down: Any, target: Target, y_limbs: list[tuple[int, Any]]) -> _Evaluation:
-    y = bilinear_diagonal(w_down, w_up, y_limbs)
+def _evaluate(w_up: Any, w_down: Any, target: Target, y_limbs: list[tuple[int, Any]],
+              before: _Evaluation | None = None) -> _Evaluation:
+    """The exact values for ``Y = Σ y_limbs``; ``before``: the evaluation of all limbs but the last (a
+    refinement adds one limb, and ``a_jᵀ Y b_j`` is linear in ``Y``: only the new limb is evaluated)."""
+    if before is None:
+        y = bilinear_diagonal(w_down, w_up, y_limbs)
+    else:
+        y = [u + v for u, v in zip(before.y, bilinear_diagonal(w_down, w_up, y_limbs[-1:]), strict=True)]
     inner = _inner(y_limbs, target)
     pos = sum((v for v in y if v > 0), Fraction(0))
     neg = sum((v for v in y if v < 0), Fraction(0))
@@ -352,8 +358,9 @@ def _separating_attempt(w_up: Any, w_down: Any, target: Target, fs: FloatSearch,
     if projector == "centering":
         first = (first[0], _centered_limb(first[1]))
     limbs = [first]
+    ev: _Evaluation | None = None
     for rnd in range(REFINE_ROUNDS + 1):
-        ev = _evaluate(w_up, w_down, target, limbs)
+        ev = _evaluate(w_up, w_down, target, limbs, ev)
         if ev.upper_margin > 0 or ev.lower_margin > 0:
             how = {"residual": "float least-squares residual", "box": "float residual plus box directions",
                    "box-slack": "float residual plus box directions with slack"}[mode] + (f", refined {rnd}×" if rnd else "")

@@ -10,6 +10,10 @@ every partial sum is an integer of magnitude below ``2^50`` (the sizes are chose
 exact result is representable returns it, whatever the order of summation or the use of FMA. Row-wise
 dot products are done in int64 with ``n · 2^(a+b) ≤ 2^62``. The limb results are then combined in
 Python integers. So every function here returns the exact value; nothing is rounded.
+
+The certificate evaluation :func:`bilinear_diagonal` puts each unit on its own grid instead of one
+exponent for a whole block of units: a float32 column spans ~36 bits below its largest entry (two
+limbs), a block of 256 columns ~45 (three), and the few entries further down are an exact remainder.
 """
 
 from __future__ import annotations
@@ -150,21 +154,167 @@ def _split_int64(x: Any, bits: int) -> list[Any]:
     return out
 
 
-def bilinear_diagonal(w_down: Any, w_up: Any, y_limbs: list[tuple[int, Any]], chunk: int = 128) -> list[Fraction]:
+def bilinear_diagonal(w_down: Any, w_up: Any, y_limbs: list[tuple[int, Any]], chunk: int = 256) -> list[Fraction]:
     """``y_j = a_jᵀ Y b_j`` exactly for every unit ``j`` (``a_j = W_down[:,j]``, ``b_j = W_up[j,:]``).
 
     ``Y = Σ_l 2^(e_l) Y_l`` with integer arrays ``Y_l`` (``|Y_l| < 2^31``) given as ``(e_l, Y_l)``.
-    Units are processed ``chunk`` at a time (each chunk with its own exact scaling) to bound memory;
+    Units are processed ``chunk`` at a time to bound memory, each unit on its own power-of-two grid
+    (:func:`_grid`): ``a_j = 2^(g_j) M_j + R_j`` with ``M_j`` integer limbs for the BLAS products and a
+    remainder ``R_j`` that is nonzero only on the few entries far below the column's largest (checked
+    one by one, exactly); ``b_j = 2^(h_j) U_j`` with ``U_j`` an integer row. A chunk whose rows of
+    ``W_up`` span too many bits for that falls back to one common exponent (:func:`_bilinear_chunk`).
     BLAS runs with the float path's thread limit (two threads on a busy 2-core machine cost 4x the CPU).
     """
     from .floatsearch import limited_threads
 
+    np = _np()
     m = w_down.shape[1]
+    ys: list[_YLimb] = []
+    for e_l, y_l in y_limbs:
+        y_l = np.asarray(y_l, dtype=np.int64)
+        if y_l.size == 0 or not y_l.any():
+            continue
+        # converted for BLAS once per call (not once per chunk and limb of W_down)
+        ys.append(_YLimb(e_l, y_l, None if _INTEGER_ONLY.get() else y_l.astype(np.float64),
+                         max(1, int(np.abs(y_l).max()).bit_length())))
     out: list[Fraction] = []
     with limited_threads():
         for start in range(0, m, chunk):
-            out.extend(_bilinear_chunk(w_down[:, start:start + chunk], w_up[start:start + chunk], y_limbs))
+            down, up = w_down[:, start:start + chunk], w_up[start:start + chunk]
+            part = _bilinear_grid_chunk(down, up, ys) if ys else [Fraction(0)] * down.shape[1]
+            out.extend(part if part is not None else _bilinear_chunk(down, up, y_limbs))
     return out
+
+
+@dataclass(frozen=True)
+class _YLimb:
+    exp: int
+    ints: Any  # int64 d x d, |entries| < 2^bits
+    floats: Any | None  # the same as float64 (for BLAS), None under integer_only
+    bits: int
+
+
+#: Rows of W_up are integer rows in limbs of this many bits (products with 25-bit pieces stay in int64).
+U_BITS = 26
+#: Widest grid (bits below a unit's largest entry) tried before falling back: float64 exponents stay finite.
+MAX_GRID_BITS = 960
+
+
+def _grid(x: Any, axis: int, total_bits: int) -> tuple[Any, Any, Any]:
+    """``x = 2^g · M + R`` exactly, with one exponent ``g`` per unit (per column for ``axis=0``, per row
+    for ``axis=1``) such that ``|M| < 2^total_bits``: (g as int64, M integer-valued float64, R float64).
+
+    With ``|x| < 2^top`` on the unit, ``g = top − total_bits``. Every step is an exact IEEE operation:
+    scaling by a power of two is exact unless the result is subnormal, and then it is below 1 in
+    magnitude and truncates to 0, as the exact value does; ``2^g · M`` is ``x`` truncated to the grid
+    ``2^g``, at most as many significant bits as ``x``; and ``R = x − 2^g M`` is exact (Sterbenz's lemma
+    when ``M ≠ 0``, since ``2^g|M| ≤ |x| < 2^(g+1)|M|``; ``R = x`` otherwise)."""
+    np = _np()
+    big = np.abs(x).max(axis=axis)
+    top = np.frexp(big)[1].astype(np.int64)  # |x| < 2^top on every unit (0 for a zero unit)
+    g = top - total_bits
+    gg = (g[None, :] if axis == 0 else g[:, None]).astype(np.int32)
+    if g.size and -1000 <= int(g.min()) and int(g.max()) <= 1000:  # the powers of two are normal floats
+        main = np.trunc(x * np.ldexp(1.0, -gg))  # a product with a power of two: the same exact value, faster
+        return g, main, x - main * np.ldexp(1.0, gg)
+    main = np.trunc(np.ldexp(x, -gg))
+    return g, main, x - np.ldexp(main, gg)
+
+
+def _split_float(main: Any, bits: int, count: int) -> list[Any]:
+    """Integer-valued float64 ``|main| < 2^(bits·count)`` as ``Σ_p 2^(bits·p) limb_p`` with ``|limb_p| < 2^bits``
+    (each limb carries the sign of its entry); every operation is exact, as in :func:`_grid`."""
+    np = _np()
+    limbs: list[Any] = [None] * count
+    rest = main
+    for p in range(count - 1, 0, -1):
+        hi = np.trunc(np.ldexp(rest, -bits * p))
+        limbs[p] = hi
+        rest = rest - np.ldexp(hi, bits * p)
+    limbs[0] = rest
+    return limbs
+
+
+def _gemm(a: Any, y: _YLimb) -> Any:
+    """``aᵀ Y`` for an integer-valued float64 limb ``a`` (d x c) whose exact products and partial sums are
+    below 2^50: float64 BLAS (exact then, see the module docstring) or, under :func:`integer_only`, int64."""
+    np = _np()
+    if y.floats is None:
+        return a.T.astype(np.int64) @ y.ints
+    return (a.T @ y.floats).astype(np.int64)
+
+
+def _rowdots(x: Any, u_limbs: list[Any], u_bits: int) -> list[Any]:
+    """``Σ_r 2^(u_bits·r) Σ_k x[n,k] u_r[n,k]`` for every row ``n``, exactly (Python ints): int64 ``x`` split
+    into pieces small enough that no int64 sum can overflow."""
+    np = _np()
+    d = x.shape[1]
+    piece = _limb_bits(d, u_bits, INT_EXACT_BITS)
+    total = np.zeros(x.shape[0], dtype=object)
+    for q, xq in enumerate(_split_int64(x, piece)):
+        for r, ur in enumerate(u_limbs):
+            total = total + np.einsum("nk,nk->n", xq, ur).astype(object) * (1 << (piece * q + u_bits * r))
+    return list(total)
+
+
+def _bilinear_grid_chunk(w_down: Any, w_up: Any, ys: list[_YLimb]) -> list[Fraction] | None:
+    """:func:`bilinear_diagonal` on a chunk of units, each on its own grid; None when a row of ``W_up``
+    spans more than :data:`MAX_GRID_BITS` bits (the caller then uses one common exponent)."""
+    np = _np()
+    d, c = w_down.shape
+    for ku in range(2, MAX_GRID_BITS // U_BITS + 1):  # two limbs hold any float32 row of up to 52 bits' span
+        h, u_main, u_rest = _grid(w_up, 1, U_BITS * ku)
+        if not u_rest.any():
+            break
+    else:
+        return None
+    u_limbs = [limb.astype(np.int64) for limb in _split_float(u_main, U_BITS, ku)]
+    del u_main, u_rest
+    piece = _limb_bits(d, U_BITS, INT_EXACT_BITS)
+    grids: dict[int, tuple[Any, list[Any], Any]] = {}
+    totals = [Fraction(0)] * c
+    for y in ys:
+        bits = _limb_bits(d, y.bits, FLOAT_EXACT_BITS)
+        if bits not in grids:
+            grids[bits] = _down_grid(w_down, bits)
+        g, limbs, rest = grids[bits]
+        acc = np.zeros(c, dtype=object)
+        for p, limb in enumerate(limbs):
+            pint = _gemm(limb, y)  # c x d, exact (integers below 2^50)
+            for q, pq in enumerate(_split_int64(pint, piece)):
+                for r, ur in enumerate(u_limbs):
+                    dots = np.einsum("jk,jk->j", pq, ur)  # int64, exact (below 2^62)
+                    acc = acc + dots.astype(object) * (1 << (bits * p + piece * q + U_BITS * r))
+        for j in range(c):
+            if acc[j]:
+                scale = int(g[j]) + int(h[j]) + y.exp
+                totals[j] += Fraction(int(acc[j]) << scale) if scale >= 0 else Fraction(int(acc[j]), 1 << -scale)
+        # the remainder: a few entries R_ij, each times (Y b_j)_i = 2^(h_j) Y[i,:]·U_j, exactly
+        rows, cols = np.nonzero(rest)
+        if len(rows):
+            dots = _rowdots(y.ints[rows], [ur[cols] for ur in u_limbs], U_BITS)
+            for i, j, v in zip(rows.tolist(), cols.tolist(), dots, strict=True):
+                if v:
+                    totals[j] += Fraction(float(rest[i, j])) * Fraction(2) ** (int(h[j]) + y.exp) * int(v)
+    return totals
+
+
+#: A remainder is accepted when it has at most this fraction of the entries (each costs a d-term exact
+#: dot product; one more limb costs a d x d x chunk BLAS product).
+REMAINDER_SHARE = 1 / 64
+
+
+def _down_grid(w_down: Any, bits: int) -> tuple[Any, list[Any], Any]:
+    """Columns of ``W_down`` on their own grids with the fewest limbs of ``bits`` bits whose remainder is
+    sparse (at most :data:`REMAINDER_SHARE` of the entries; the widest grid otherwise)."""
+    np = _np()
+    budget = max(1, int(w_down.size * REMAINDER_SHARE))
+    top = max(1, MAX_GRID_BITS // bits)
+    for count in range(1, top + 1):
+        g, main, rest = _grid(w_down, 0, bits * count)
+        if count == top or np.count_nonzero(rest) <= budget:
+            return g, _split_float(main, bits, count), rest
+    raise AssertionError("unreachable")
 
 
 def _bilinear_chunk(w_down: Any, w_up: Any, y_limbs: list[tuple[int, Any]]) -> list[Fraction]:

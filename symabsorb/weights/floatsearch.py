@@ -18,7 +18,8 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 __all__ = ["FloatSearch", "Nondegeneracy", "blas_threads", "correction", "float_nondegeneracy", "float_search",
@@ -59,14 +60,28 @@ class FloatSearch:
 
 @dataclass(frozen=True)
 class Nondegeneracy:
-    """Float summary for display (the exact check is in :mod:`symabsorb.weights.certify`)."""
+    """Float summary for display (the exact check is in :mod:`symabsorb.weights.certify`).
+
+    The largest ``|cos|`` between rows of W_up costs an m x m x d product (as much as the Gram matrix)
+    and no verdict reads it: it is computed when first asked for (``worst_pair``, ``worst_cos``)."""
 
     holds: bool
     reason: str
-    worst_pair: tuple[int, int] | None
-    worst_cos: float
     min_row_norm: float
     min_col_norm: float
+    w_up: Any = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def _worst(self) -> tuple[tuple[int, int] | None, float]:
+        return (None, 0.0) if self.w_up is None or self.w_up.shape[0] < 2 else _worst_cosine(self.w_up)
+
+    @property
+    def worst_pair(self) -> tuple[int, int] | None:
+        return self._worst[0]
+
+    @property
+    def worst_cos(self) -> float:
+        return self._worst[1]
 
 
 def blas_threads() -> int:
@@ -108,18 +123,28 @@ def limited_threads() -> Iterator[None]:
 
 
 def float_nondegeneracy(w_up: Any, w_down: Any) -> Nondegeneracy:
-    """Float screen: the largest |cos| between rows of W_up (display only; decided exactly elsewhere)."""
+    """Float screen: rows of W_up and columns of W_down nonzero (display only; decided exactly elsewhere);
+    the largest |cos| between rows of W_up on demand."""
     import numpy as np
 
     with limited_threads(), np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        unit, rows = _normalized(w_up, 1)
+        rows = _unit_scales(w_up, 1)
         cols = _unit_scales(w_down, 0)
         rows = np.where((w_up != 0).any(axis=1), rows, 0.0)
         cols = np.where((w_down != 0).any(axis=0), cols, 0.0)
-        if w_up.shape[0] < 2:
-            return Nondegeneracy(True, "one unit", None, 0.0, float(rows.min(initial=0)), float(cols.min(initial=0)))
+    if w_up.shape[0] < 2:
+        return Nondegeneracy(True, "one unit", float(rows.min(initial=0)), float(cols.min(initial=0)), w_up)
+    return Nondegeneracy(bool((rows > 0).all() and (cols > 0).all()), "", float(rows.min()), float(cols.min()), w_up)
+
+
+def _worst_cosine(w_up: Any) -> tuple[tuple[int, int], float]:
+    """The pair of rows of W_up with the largest |cos| (float), 512 x m blocks at a time (no m x m array)."""
+    import numpy as np
+
+    with limited_threads(), np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        unit, _ = _normalized(w_up, 1)
         worst, i, j = -1.0, 0, 1
-        for start in range(0, unit.shape[0], 512):  # 512 x m blocks: no m x m array
+        for start in range(0, unit.shape[0], 512):
             cos = unit[start:start + 512] @ unit.T
             np.abs(cos, out=cos)
             for r in range(cos.shape[0]):
@@ -128,9 +153,7 @@ def float_nondegeneracy(w_up: Any, w_down: Any) -> Nondegeneracy:
             bi, bj = divmod(flat, cos.shape[1])
             if float(cos[bi, bj]) > worst:
                 worst, i, j = float(cos[bi, bj]), start + bi, bj
-    pair = (min(i, j), max(i, j))
-    return Nondegeneracy(bool((rows > 0).all() and (cols > 0).all()), "", pair, worst, float(rows.min()),
-                         float(cols.min()))
+    return (min(i, j), max(i, j)), worst
 
 
 #: Largest number of units handed to the MILP (singular Gram matrices only).
