@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from conftest import require_module, run_cli
 
@@ -138,3 +139,57 @@ def test_witness_export_keeps_names_dtype_and_biases_and_absorbs(tmp_path: Path)
         return hidden @ t[p + "output.dense.weight"].astype(np.float64).T + t[p + "output.dense.bias"]
 
     assert np.abs(ln(x + block(orig)) - ln(block(w))).max() < 1e-5
+
+
+def _forged(tmp: Path, edit_spec: tuple[str, str], edit_cert: Any = None) -> tuple[int, str]:
+    """The planted post-LN report with its spec text edited (and, for a consistent forgery, the
+    certificate's record of the layer edited to match); verify's exit code and output."""
+    tmp.mkdir()
+    spec = planted(tmp)
+    report = tmp / "report.json"
+    assert run_cli("prove", str(spec), "--format", "json", "-o", str(report))[0] == 0
+    data = json.loads(report.read_text(encoding="utf-8"))
+    old, new = edit_spec
+    assert old in data["spec"]["text"]
+    data["spec"]["text"] = data["spec"]["text"].replace(old, new, 1)
+    for q in data["queries"]:
+        cert = q["derivation"].get("certificate")
+        if cert and cert.get("projector") and edit_cert is not None:
+            edit_cert(cert["weights"])
+    report.write_text(json.dumps(data), encoding="utf-8")
+    code, out, err, _ = run_cli("verify", str(report))
+    return code, out + err
+
+
+def test_the_certificate_records_the_layer_it_was_made_for(tmp_path: Path) -> None:
+    spec = planted(tmp_path)
+    report = tmp_path / "report.json"
+    assert run_cli("prove", str(spec), "--format", "json", "-o", str(report))[0] == 0
+    by = {q["query"]: q["derivation"] for q in json.loads(report.read_text(encoding="utf-8"))["queries"]}
+    info = by["absorb ln"]["certificate"]["weights"]
+    assert info["norm"] == "post-ln" and info["eps"] == "1/1000000000000"
+    assert info["tensors"]["ln_gamma"] == "encoder.layer.0.output.LayerNorm.weight"
+    assert "eps" not in by["absorb bare"]["certificate"]["weights"]
+
+
+def test_verify_rejects_a_forged_epsilon(tmp_path: Path) -> None:
+    # ε changed in the spec: the certificate was made for another ε
+    for i, new in enumerate(("eps: 1e-5", "eps: 0")):
+        code, out = _forged(tmp_path / str(i), ("eps: 1e-12", new))
+        assert code == 1 and "FAILED absorb ln" in out and "ε" in out, out
+    # ε = 0 in the spec and in the certificate's record: Lemma PN needs ε > 0, checked again exactly
+    code, out = _forged(tmp_path / "c", ("eps: 1e-12", "eps: 0"), lambda w: w.update(eps="0"))
+    assert code == 1 and "FAILED absorb ln" in out, out
+
+
+def test_verify_rejects_a_forged_layernorm_scale(tmp_path: Path) -> None:
+    gamma = 'ln_gamma: "output.LayerNorm.weight"'
+    zero = 'ln_gamma: "output.LayerNorm.bias"'  # a tensor of zeros: γ_k = 0 breaks the reduction
+    for i, edit in enumerate(((gamma, zero), (gamma + "\n", ""))):  # another tensor; no scale at all
+        code, out = _forged(tmp_path / str(i), edit)
+        assert code == 1 and "FAILED absorb ln" in out and "scale tensors" in out, out
+    # consistent forgery: the certificate's record names the zero tensor too; verify reads γ from the
+    # file and finds γ_k = 0 exactly, so the question is not the one the certificate answers
+    code, out = _forged(tmp_path / "c", (gamma, zero),
+                        lambda w: w["tensors"].update(ln_gamma="encoder.layer.0.output.LayerNorm.bias"))
+    assert code == 1 and "FAILED absorb ln" in out, out

@@ -121,6 +121,13 @@ def test_every_layout_is_scanned_with_no_layer_dropped(layout: str, tmp_path: Pa
     if layout == "bert":
         assert all(r["norm"] == "post-ln" and r["verdict"] in ("absorbable", "not-absorbable") for r in layers)
         assert all("certificate" in r for r in layers)
+    # the table says where each layer's normalisation sits (the question answered depends on it)
+    header, _, *rows = text.splitlines()
+    assert header.split()[:3] == ["file:layer", "act", "norm"]
+    norms = {r["label"]: r["norm"] for r in layers}
+    start = header.index("norm")
+    assert all(any(line.startswith(label[:48]) and line[start:start + 8].strip() == norm for line in rows)
+               for label, norm in norms.items())
 
 
 def test_bert_scan_is_verified(tmp_path: Path) -> None:

@@ -321,7 +321,7 @@ def _decide(task: ScanTask) -> dict[str, Any]:
 
 def scan_task(task: ScanTask) -> dict[str, Any]:
     head = {"id": task.id, "kind": "scan", "label": task.label, "file": task.file, "layer": task.prefix,
-            "pattern": task.pattern, "activation": task.activation}
+            "pattern": task.pattern, "activation": task.activation, "norm": task.norm}
     try:
         outcome = run_with_cpu_budget(lambda: _decide(task), task.budget)
     except Exception as err:  # a bad file is one failed layer, not a failed scan

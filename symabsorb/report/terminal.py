@@ -312,13 +312,16 @@ def catalog_table(rows: Sequence[dict[str, object]]) -> str:
 
 
 def scan_table(records: Sequence[dict[str, object]], skipped: Sequence[tuple[str, str]]) -> str:
-    """``symabsorb scan``: one line per layer, then the files skipped with the reason."""
-    header = f"{'file:layer':48s} {'act':8s} {'d':>5s} {'m':>6s} {'verdict':15s} {'decided by':14s} rel. distance"
+    """``symabsorb scan``: one line per layer (with where its normalisation sits: the question answered
+    differs), then the files skipped with the reason."""
+    header = (f"{'file:layer':48s} {'act':8s} {'norm':8s} {'d':>5s} {'m':>6s} {'verdict':15s} {'decided by':14s} "
+              "rel. distance")
     lines = [header, "-" * len(header)]
     for r in records:
         dist = r.get("relative_distance") if r["verdict"] != "absorbable" else None  # a lower bound; 0 when absorbed
-        lines.append(f"{str(r['label'])[:48]:48s} {str(r['activation'])[:8]:8s} {r.get('d', '?')!s:>5s} "
-                     f"{r.get('m', '?')!s:>6s} {r['verdict']!s:15s} {str(r.get('decided_by') or r.get('error', '—'))[:14]:14s} "
+        lines.append(f"{str(r['label'])[:48]:48s} {str(r['activation'])[:8]:8s} {str(r.get('norm') or '?')[:8]:8s} "
+                     f"{r.get('d', '?')!s:>5s} {r.get('m', '?')!s:>6s} {r['verdict']!s:15s} "
+                     f"{str(r.get('decided_by') or r.get('error', '—'))[:14]:14s} "
                      + ("—" if dist is None else f"{dist:.3g}"))
     for path, why in skipped:
         lines.append(f"skipped {path}: {why}")

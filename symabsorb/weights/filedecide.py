@@ -371,6 +371,7 @@ def _weights_info(block: Block, w: LoadedWeights, extras: dict[str, Any] | None 
         info["tensors"] = dict(sorted(extras["names"].items()))
     if block.norm != "none":
         info["norm"] = block.norm
+        info["eps"] = None if block.eps is None else str(block.eps)  # bound by verify to the spec's ε
     return info
 
 

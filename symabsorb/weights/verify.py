@@ -11,6 +11,9 @@ to what it claims to answer:
   compared with the file read now), tensor names and ``transpose``; a certificate copied from
   another block, tensor or file fails. Its sizes are checked against the block before anything
   is decoded, so a report cannot make verify allocate more than the weights themselves need.
+  A layer's biases and normalisation scales are read from the file again and the question re-derived
+  with them (biased or not; every ``γ_k ≠ 0`` compared exactly); the bias and scale tensor names,
+  the norm placement and its ``ε`` recorded in the certificate must be the block's.
 * **The verdict must be one the library's data supports** for the re-derived deciding result:
   ``absorbable`` needs an index set under a result whose ``concrete`` procedure is ``index-set``
   with sufficiency proved; ``not-absorbable`` from "no index set exists" needs the result's
@@ -90,6 +93,26 @@ def _bind(cert_weights: Any, block: Any) -> None:
     digest = cert_weights.get("sha256")
     if not isinstance(digest, str) or not re.fullmatch(r"[0-9a-f]{64}", digest):
         raise CertificateError("the certificate records no SHA-256 of the weights file")
+    _bind_layer(cert_weights, block)
+
+
+def _bind_layer(cert_weights: dict[str, Any], block: Any) -> None:
+    """The layer's extras: the bias and scale tensors, the normalisation and its ε recorded in the
+    certificate are the block's own (a report whose spec names another scale tensor, drops it, or
+    changes ε or the placement no longer matches the certificate it carries)."""
+    decl = block.weights
+    prefix = decl.prefix or ""
+    declared = {name: prefix + key for name, key in (("up_bias", decl.up_bias_key), ("down_bias", decl.down_bias_key),
+                                                     ("gate_bias", decl.gate_bias_key), ("ln_gamma", decl.gamma_key))
+                if key is not None}
+    if (cert_weights.get("tensors") or {}) != declared:
+        raise CertificateError("the certificate's bias and scale tensors are not the ones the block declares")
+    if cert_weights.get("norm", "none") != block.norm:
+        raise CertificateError(f"the certificate is about a layer with norm `{_shown(cert_weights.get('norm'))}`, "
+                               f"but the block declares `{block.norm}`")
+    if block.norm != "none" and cert_weights.get("eps") != (None if block.eps is None else str(block.eps)):
+        raise CertificateError(f"the certificate records ε = `{_shown(cert_weights.get('eps'))}`, but the block "
+                               f"declares `{block.eps}`")
 
 
 def _shown(value: Any) -> str:
@@ -177,16 +200,21 @@ def _library_result(result_id: str | None) -> Any:
     return library.results.get(result_id) if result_id else None
 
 
-def _question(block: Any, m: int, d_in: int, cert: Certificate, verdict: str) -> tuple[str | None, Any]:
+def _question(block: Any, m: int, d_in: int, cert: Certificate, verdict: str,
+              extras: dict[str, Any] | None = None) -> tuple[str | None, Any]:
     """Re-derive from the spec what the certificate must answer: the deciding result and
     ``T = −M/(2c)``; the library's data for that result decides which verdicts a certificate may
-    back. Returns (a problem, or None; the re-derived derivation)."""
+    back. ``extras``: the layer's biases and scales read from the file now (the question is the
+    layer's as ``prove`` asked it: biased or not, every scale ``γ_k ≠ 0`` checked exactly again).
+    Returns (a problem, or None; the re-derived derivation)."""
     from ..theory.derivation import Verdict
     from ..theory.prover import prove
     from .filedecide import _target
+    from .layers import block_fields
 
     n = block.skip.matrix.rows if block.skip.kind == "hyper" and block.skip.matrix is not None else 1
-    concrete = replace(block, dim=d_in // n if n > 1 else d_in, width=m)
+    concrete = replace(block, dim=d_in // n if n > 1 else d_in, width=m,
+                       **(block_fields(extras) if extras is not None else {}))
     derivation = prove(concrete)
     result = _library_result(derivation.decided_by)
     decided = derivation.decided_by or "no result"
@@ -313,7 +341,11 @@ def _check_file_query(d: dict[str, Any], block: Any, verdict: str, root: Path) -
     problem = _consistent(verdict, cert)
     if problem:
         raise CertificateError(problem)
-    problem, _derivation = _question(block, m, d_in, cert, verdict)
+    from .layers import load_layer_extras
+
+    extras = load_layer_extras(replace(block, weights=replace(block.weights, file=Path(loaded.file).name)), (m, d_in),
+                               Path(loaded.file).parent)
+    problem, _derivation = _question(block, m, d_in, cert, verdict, extras)
     if problem:
         raise CertificateError(problem)
     if cert.kind != "nondegenerate" and cert.distance > _norm(cert.target):
