@@ -58,7 +58,8 @@ def answer(q: SpecQuery, library: Library, context: AnswerContext | None = None)
 
         assert isinstance(target, Block)
         base = decide_concrete(target, prove(target, f"absorb {target.name}", library, budget), library, base_dir)
-        return QueryAnswer(q.text, "width", derivation=width_derivation(target, base, q.text, budget, library))
+        return QueryAnswer(q.text, "width", derivation=width_derivation(target, base, q.text, budget, library,
+                                                                                   base_dir))
     assert not isinstance(target, (Block, Stack))
     if q.kind == "classify":
         return QueryAnswer(q.text, "classify", derivation=classify(target, library, budget), activation=target)

@@ -544,6 +544,8 @@ def build_parser() -> argparse.ArgumentParser:
     ab.add_argument("spec")
     ab.add_argument("--block", required=True, metavar="NAME", help="the block (or stack) to absorb")
     ab.add_argument("-o", "--output", metavar="FILE", help="witness.safetensors or witness.npz")
+    ab.add_argument("--width", type=int, metavar="W", help="a residual-free block of width W (not the block's own "
+                    "width): the witness of the `width` query's upper bound (Theorem W), for W at least that bound")
 
     ve = command("verify", "re-check the certificates of a JSON report against the weight files", cmd_verify, "run")
     ve.add_argument("report", help="a report written by `symabsorb prove --format json`")
@@ -715,6 +717,8 @@ def cmd_absorb(args: argparse.Namespace) -> int:
     if args.output:
         _witness_needs(args.output)
     spec, text = _read_spec(args.spec)
+    if args.width is not None:
+        return _absorb_at_width(args, Spec(spec, text), spec)
     result = absorb(Spec(spec, text), args.block, budget=args.budget, lib=_library(args), near=args.near)
     sys.stdout.write(result.render(_terminal_format(), color=sys.stdout.isatty(), width=_width()))
     if result.verdict != "absorbable" or result.witness is None:
@@ -726,6 +730,38 @@ def cmd_absorb(args: argparse.Namespace) -> int:
         witness = result.witness
         write_output(Path(args.output), lambda tmp: write_witness(tmp, witness), protect=_inputs(args.spec, spec))
         print(f"\nwrote the residual-free weights to {args.output}")
+    return EXIT_OK
+
+
+def _absorb_at_width(args: argparse.Namespace, s: Any, spec: Any) -> int:
+    """``absorb --width W``: the residual-free block of width W from the `width` query's upper bound."""
+    import os
+
+    from .api import _target
+    from .model.block import Block
+    from .theory.prover import prove
+    from .theory.width import width_witness
+    from .weights.decide import decide_concrete
+    from .weights.export import write_witness
+
+    target = _target(s, args.block)
+    if not isinstance(target, Block):
+        raise UsageError("--width applies to a block, not a stack")
+    if args.width < 1:
+        raise UsageError(f"--width {args.width}: expected a positive width")
+    library = _library(args)
+    base_dir = (os.path.dirname(s.path) if s.path not in ("<string>", "<stdin>") else ".") or "."
+    base = decide_concrete(target, prove(target, f"absorb {target.name}", library, args.budget), library, base_dir)
+    witness, why = width_witness(target, base, args.width, args.budget, library, base_dir)
+    if witness is None:
+        print(f"no witness of width {args.width} for `{args.block}`: {why}")
+        return EXIT_NEGATIVE
+    print(f"`{args.block}`: a residual-free block of {why}; {witness.verified}")
+    if args.output:
+        from .paths import write_output
+
+        write_output(Path(args.output), lambda tmp: write_witness(tmp, witness), protect=_inputs(args.spec, spec))
+        print(f"wrote the residual-free weights to {args.output}")
     return EXIT_OK
 
 

@@ -45,13 +45,13 @@ def answers() -> dict[str, object]:
 
 
 @pytest.mark.parametrize("query, verdict, upper, lower, necessary", [
-    ("width narrow", Verdict.CONDITIONAL, "18", "3", "open"),       # m + 2 rank M; lines + R-rank
+    ("width narrow", Verdict.ABSORBABLE, "16", "16", "proved"),     # Theorem W, generic weights: 2d for m < d
     ("width tanh_b", Verdict.IMPOSSIBLE, None, None, None),         # L-growth holds at every width
     ("width mish_b", Verdict.IMPOSSIBLE, None, None, None),         # thm-SDI: no width at all
-    ("width lin", Verdict.CONDITIONAL, "4", None, "open"),          # linear: d suffices
-    ("width lin_w", Verdict.CONDITIONAL, "3", "3", "proved"),       # I + W_down W_up = diag(2, 1, 1): rank 3
-    ("width gelu_w", Verdict.CONDITIONAL, "5", "4", "open"),        # m + d (rank W_up = d); not absorbable at m
-    ("width one", Verdict.CONDITIONAL, "2", None, "open"),          # d = 1: two units; no vacuous lower bound
+    ("width lin", Verdict.ABSORBABLE, "4", None, "open"),          # linear: d suffices
+    ("width lin_w", Verdict.ABSORBABLE, "3", "3", "proved"),       # I + W_down W_up = diag(2, 1, 1): rank 3
+    ("width gelu_w", Verdict.ABSORBABLE, "5", "5", "proved"),       # Theorem W: the 3^3 labellings, exact
+    ("width one", Verdict.ABSORBABLE, "2", None, "open"),          # d = 1: two units; no vacuous lower bound
 ])
 def test_width_answers(answers: dict[str, object], query: str, verdict: Verdict, upper: str | None,
                        lower: str | None, necessary: str | None) -> None:

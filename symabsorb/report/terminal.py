@@ -58,7 +58,9 @@ def _witness_text(w: Witness) -> str:
 
 
 def _detail(d: Derivation, library: Library) -> str:
-    if d.condition_plain:
+    if d.condition_plain and d.width is not None:  # the `width` query: proved bounds, not a condition
+        detail = f"{d.condition_plain} ({d.width[3] or d.scope})"
+    elif d.condition_plain:
         detail = f"{d.condition_plain} (sufficient: {d.sufficient}; necessary: {d.necessary})"
     elif d.verdict is Verdict.OPEN:
         undecided = [c for c in d.candidates if c.state is NodeState.UNDECIDED]

@@ -12,7 +12,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from . import hyp_activation, hyp_euler, hyp_gated, hyp_layers, hyp_ridge, hyp_sizes, hyp_skips, hyp_stacks
+from . import (
+    hyp_activation,
+    hyp_euler,
+    hyp_gated,
+    hyp_layers,
+    hyp_ridge,
+    hyp_sizes,
+    hyp_skips,
+    hyp_stacks,
+    hyp_width,
+)
 from .checks import REFERENCES, Checker, Subject
 from .derivation import HypothesisCheck
 from .hyp_sizes import nondegeneracy
@@ -35,7 +45,7 @@ def _merge(*tables: dict[str, Declaration]) -> dict[str, Declaration]:
 #: Every declared hypothesis by name; a value is a :class:`Declaration`, callable as its checker.
 REGISTRY: dict[str, Declaration] = _merge(hyp_skips.CHECKERS, hyp_activation.CHECKERS, hyp_sizes.CHECKERS,
                                           hyp_stacks.CHECKERS, hyp_layers.CHECKERS, hyp_gated.CHECKERS,
-                                          hyp_ridge.CHECKERS, hyp_euler.CHECKERS)
+                                          hyp_ridge.CHECKERS, hyp_euler.CHECKERS, hyp_width.CHECKERS)
 
 
 def declare(name: str, holds: str, *, params: dict[str, Param] | None = None, binds: tuple[str, ...] = (),

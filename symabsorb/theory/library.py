@@ -57,7 +57,8 @@ CONCRETE = ("index-set", "rank", "rescale", "enumerate", "rescale-signed", "span
 #: pairwise non-collinear, every up row and every column nonzero (MATH.md §10).
 NONDEGENERACY = ("N1", "gated-N1")
 #: Roles a support result may fill for a procedure of the code, which cites whichever result provides it.
-PROVIDES = ("width-free", "width-rank", "width-pairs", "width-lines", "composition", "doubly-stochastic-product")
+PROVIDES = ("width-free", "width-rank", "width-pairs", "width-lines", "width-exact", "width-dilates", "composition",
+            "doubly-stochastic-product")
 #: Facts whose evidence a remark may attach (ungated blocks): ``symmetry`` is Sym(σ).
 REMARK_EVIDENCE = ("symmetry",)
 #: Width procedures a decider may name in ``[width]``.

@@ -13,7 +13,7 @@ import sympy as sp
 
 from ..analysis.budget import DEFAULT_BUDGET
 from ..model.block import Block
-from .derivation import Derivation, DerivationStep, HypStatus, Scope, Verdict
+from .derivation import Derivation, DerivationStep, HypStatus, Scope, Verdict, Witness
 from .hyp_sizes import exact_rank, skip_rank
 from .hypotheses import Subject, check
 from .library import Library, WidthRule, default_library
@@ -31,6 +31,8 @@ class WidthBounds:
     never: bool
     lower_scope: str
     steps: tuple[DerivationStep, ...]
+    witness: Witness | None = None  # residual-free weights of width ``upper`` (Theorem W on concrete weights)
+    decided_by: str | None = None  # the result that gives both bounds (Theorem W), else None
 
 
 def _text(v: int | sp.Expr) -> str:
@@ -38,9 +40,11 @@ def _text(v: int | sp.Expr) -> str:
 
 
 def width_bounds(block: Block, base: Derivation, budget: float | None = DEFAULT_BUDGET,
-                 library: Library | None = None) -> WidthBounds:
-    """The bounds, from the deciding result's ``[width]`` rule (docs/theorems.md) and the generic
-    constructions (the results providing ``width-pairs`` and ``width-lines``)."""
+                 library: Library | None = None, base_dir: str | None = None) -> WidthBounds:
+    """The bounds, from the deciding result's ``[width]`` rule (docs/theorems.md), Theorem W (the result
+    providing ``width-exact``: exact on concrete nondegenerate weights below a work cap, proved bounds
+    above it, generic values for symbolic blocks) and the generic constructions (the results providing
+    ``width-pairs`` and ``width-lines``). ``base_dir``: where a block's weight file is."""
     library = library or default_library()
     m = block.width
     subject = Subject(block=block, budget=budget)
@@ -72,6 +76,13 @@ def width_bounds(block: Block, base: Derivation, budget: float | None = DEFAULT_
     if rule.upper is not None and rule.step is not None:
         steps.append(DerivationStep(rule.step, (rid,)))
         return WidthBounds(rule.upper, None, False, Scope.ALL, tuple(steps))
+    not_at_m = base.verdict is Verdict.NOT_ABSORBABLE or (base.verdict is Verdict.IMPOSSIBLE
+                                                          and base.scope == Scope.NONDEGENERATE)
+    from .widththm import theorem_w
+
+    thm = theorem_w(block, subject, library, not_at_m, base_dir)
+    if thm is not None and (thm.upper is not None or thm.lower is not None):
+        return WidthBounds(thm.upper, thm.lower, False, thm.scope, tuple(steps) + thm.steps, thm.witness, thm.result)
     if base.verdict is Verdict.ABSORBABLE:
         upper = m
         steps.append(DerivationStep(f"At width $m = {_text(m)}$ the block is absorbable ([{rid}]).", (rid,)))
@@ -97,8 +108,6 @@ def width_bounds(block: Block, base: Derivation, budget: float | None = DEFAULT_
     # nondegenerate weights with d = 1 exist only for m = 1: a bound "for nondegenerate weights" would be vacuous
     vacuous = block.stream_dim == 1 and m != 1
     if not block.gated and all(c.status.holds for c in lines) and nonpoly and not vacuous:
-        not_at_m = base.verdict is Verdict.NOT_ABSORBABLE or (base.verdict is Verdict.IMPOSSIBLE
-                                                              and base.scope == Scope.NONDEGENERATE)
         lower = (m + 1) if not_at_m else m
         if lines[2].status is HypStatus.PROVED:
             lower_scope = Scope.THESE
@@ -132,38 +141,88 @@ def _linear_rank(block: Block, subject: Subject) -> int | None:
 
 
 def width_derivation(block: Block, base: Derivation, query: str, budget: float | None = DEFAULT_BUDGET,
-                     library: Library | None = None) -> Derivation:
-    """The answer to ``width NAME`` as a derivation (verdict: absorbable at the upper bound, impossible
-    at every width, or open)."""
-    b = width_bounds(block, base, budget, library)
+                     library: Library | None = None, base_dir: str | None = None) -> Derivation:
+    """The answer to ``width NAME`` as a derivation: the proved bounds ``L ≤ w* ≤ U`` (verdict absorbable:
+    a residual-free block of width ``U`` exists, with the witness when the weights are concrete),
+    impossible at every width, or open (no width proved to suffice)."""
+    b = width_bounds(block, base, budget, library, base_dir)
     steps = [base.steps[0], *b.steps]
     condition = condition_plain = None
     necessary = None
+    scope = base.scope
     if b.never:
         verdict, summary = Verdict.IMPOSSIBLE, "no width absorbs the block"
+        scope = Scope.ALL
     elif b.upper is None:
         verdict = Verdict.OPEN
         summary = "no width is proved to absorb the block" + (
             f"; at least ${_text(b.lower)}$ units are needed ({b.lower_scope})" if b.lower is not None else "")
     else:
-        verdict = Verdict.CONDITIONAL
-        condition = f"w \\ge {_text(b.upper)}"
-        condition_plain = f"w >= {sp.sstr(b.upper)}"
-        exact = (b.lower is not None and b.lower_scope in (Scope.ALL, Scope.THESE)
-                 and sp.simplify(sp.Integer(0) + b.upper - b.lower) == 0)
-        necessary = "proved" if exact else "open"
+        verdict = Verdict.ABSORBABLE
+        scope = b.lower_scope if b.decided_by else Scope.ALL
+        exact = b.lower is not None and sp.simplify(sp.Integer(0) + b.upper - b.lower) == 0
         if exact:
-            summary = f"the smallest width $w$ of a residual-free block absorbing it is exactly ${_text(b.upper)}$"
+            condition, condition_plain = f"w^* = {_text(b.upper)}", f"w* = {sp.sstr(b.upper)}"
+        elif b.lower is not None:
+            condition = f"{_text(b.lower)} \\le w^* \\le {_text(b.upper)}"
+            condition_plain = f"{sp.sstr(b.lower)} <= w* <= {sp.sstr(b.upper)}"
         else:
-            low = f"${_text(b.lower)}$ ({b.lower_scope})" if b.lower is not None else "none proved beyond $1$"
-            summary = (f"a residual-free block of width $w \\ge {_text(b.upper)}$ absorbs it (witness construction); "
-                       f"lower bound: {low}; the smallest width in between is open")
+            condition, condition_plain = f"w^* \\le {_text(b.upper)}", f"w* <= {sp.sstr(b.upper)}"
+        necessary = "proved" if b.lower is not None else "open"
+        where = f" ({b.lower_scope})" if b.lower is not None else ""
+        made = (f" (witness checked; `absorb --width {sp.sstr(b.upper)}` writes it)" if b.witness is not None
+                else " (witness construction)")
+        if exact:
+            summary = (f"the smallest width of a residual-free block absorbing it is exactly $w^* = {_text(b.upper)}$"
+                       f"{where}{made}")
+        else:
+            low = (f"none of width below ${_text(b.lower)}$ does{where}" if b.lower is not None
+                   else "no lower bound beyond $1$ is proved")
+            summary = (f"${condition}$: a residual-free block of width ${_text(b.upper)}$ absorbs it{made}; {low}; "
+                       "the smallest width in between is open")
     steps.append(DerivationStep(f"Width: {summary}.", kind="conclusion"))
     cited = tuple(dict.fromkeys([*base.cited, *(c for s in b.steps for c in s.cites)]))
     upper = None if b.upper is None else sp.sstr(b.upper)
     lower = None if b.lower is None else sp.sstr(b.lower)
-    return replace(base, query=query, verdict=verdict, scope=Scope.ALL if verdict is not Verdict.OPEN else base.scope,
+    return replace(base, query=query, verdict=verdict, scope=scope, decided_by=b.decided_by or base.decided_by,
                    steps=tuple(steps), cited=cited, condition=condition, condition_plain=condition_plain,
                    condition_constant=None, sufficient="proved" if condition else None, necessary=necessary,
-                   witness=None,
+                   witness=None,  # the width-U weights: `absorb --width U` writes them (width_witness)
                    width=(upper, lower, b.never, str(b.lower_scope) if b.lower is not None else None))
+
+
+def _pad(witness: Witness, extra: int) -> Witness:
+    """``extra`` more units with a zero row and a zero column (each contributes 0: the blocks are bias-free)."""
+    if extra == 0:
+        return witness
+    up, down = witness.w_up, witness.w_down
+    if isinstance(up, sp.MatrixBase):
+        d = up.cols
+        return replace(witness, w_up=sp.ImmutableMatrix(sp.Matrix(up).col_join(sp.zeros(extra, d))),
+                       w_down=sp.ImmutableMatrix(sp.Matrix(down).row_join(sp.zeros(d, extra))))
+    import numpy as np
+
+    d = up.shape[1]
+    return replace(witness, w_up=np.vstack([up, np.zeros((extra, d))]), w_down=np.hstack([down, np.zeros((d, extra))]))
+
+
+def width_witness(block: Block, base: Derivation, width: int, budget: float | None = DEFAULT_BUDGET,
+                  library: Library | None = None, base_dir: str | None = None) -> tuple[Witness | None, str]:
+    """Residual-free weights of width ``width`` equal to the block (the upper bound's witness, padded with
+    units that contribute 0), or None with the reason."""
+    b = width_bounds(block, base, budget, library, base_dir)
+    if b.upper is None:
+        bounds = "no width is proved to suffice"
+    elif b.lower is not None and sp.simplify(sp.Integer(0) + b.upper - b.lower) == 0:
+        bounds = f"w* = {sp.sstr(b.upper)}"
+    else:
+        bounds = (f"{sp.sstr(b.lower)} <= w* <= " if b.lower is not None else "w* <= ") + sp.sstr(b.upper)
+    if b.never:
+        return None, "no residual-free block of any width absorbs it"
+    if b.witness is None or b.upper is None or not isinstance(b.upper, int):
+        return None, f"no witness for concrete weights ({bounds})"
+    if isinstance(b.lower, int) and width < b.lower and b.lower_scope in (Scope.THESE, Scope.ALL):
+        return None, f"width {width} is proved too small ({bounds}, {b.lower_scope})"
+    if width < b.upper:
+        return None, f"no witness of width {width} is known ({bounds})"
+    return _pad(b.witness, width - b.upper), f"width {width} ({bounds})"
