@@ -73,8 +73,7 @@ def _kinks(expr: sp.Expr) -> Evidence | None:
 
 def _exp_rational(e: sp.Expr) -> tuple[int, sp.Expr, sp.Expr, sp.Rational] | None:
     """``(a, N, D, g)`` with ``e = z^a N(w)/D(w)``, ``w = e^{gz}``, ``N/D`` in lowest terms over Q."""
-    e = sp.sympify(e)
-    exps = [x for x in e.atoms(sp.exp)]
+    exps = list(e.atoms(sp.exp))
     if not exps:
         return None
     lams = []
@@ -105,7 +104,7 @@ def _exp_rational(e: sp.Expr) -> tuple[int, sp.Expr, sp.Expr, sp.Rational] | Non
     n_w = sp.Poly(sp.cancel(num / Z**a), _W)
     d_w = sp.Poly(den, _W)
     # a nonzero root of D exists iff D is not a monomial (roots at w = 0 are never attained: e^{gz} ≠ 0)
-    if len(d_w.terms()) < 2 or d_w.eval(1) == 0 or sp.gcd(n_w, d_w).degree() > 0 or n_w.is_zero:
+    if len(d_w.terms()) < 2 or sum(d_w.all_coeffs()) == 0 or sp.gcd(n_w, d_w).degree() > 0 or n_w.is_zero:
         return None
     return int(a), n_w.as_expr(), d_w.as_expr(), g
 

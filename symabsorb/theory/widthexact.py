@@ -294,8 +294,11 @@ def certify_invertible(w_up: Any, w_down: Any, c: Fraction, sigma_min_sq_lower: 
 
 
 def sigma_min_sq_lower(skip: Matrix) -> Fraction:
-    """A lower bound of ``σ_min(M)²``: ``1/‖M⁻¹‖_F²`` (0 when M is singular), exact."""
+    """A lower bound of ``σ_min(M)²``: exact for a diagonal M (``min M_ii²``), else ``1/‖M⁻¹‖_F²`` (0 when M
+    is singular), exact rationals."""
     d = len(skip)
+    if all(skip[i][k] == 0 for i in range(d) for k in range(d) if i != k):
+        return min((skip[i][i] ** 2 for i in range(d)), default=Fraction(0))
     mat = _fmpq_mat(skip, d)
     if int(mat.rank()) < d:
         return Fraction(0)
