@@ -16,9 +16,9 @@ import sympy as sp
 from conftest import require_module
 
 from symabsorb.analysis.posdilates import positive_dilate_fact
+from symabsorb.answer import build_report
 from symabsorb.model import activation_from_text, resolve_text
 from symabsorb.model.block import Block, Skip
-from symabsorb.answer import build_report
 from symabsorb.theory.derivation import HypStatus, Verdict
 from symabsorb.theory.hyp_width import line_module
 from symabsorb.theory.hypotheses import Subject
