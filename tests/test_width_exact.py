@@ -317,3 +317,19 @@ def test_exact_witness_check_is_exact_for_relu() -> None:
     witness, why = width_witness(block, prove(block), 7)
     assert witness is not None and witness.w_up.shape == (7, 2) and "w* = 5" in why
     assert "exact rational arithmetic" in witness.verified and "error 0.00e+00" in witness.verified
+
+
+def test_large_file_block_with_the_norm_certificate_is_exact(tmp_path: Path) -> None:
+    """Small weights: 4c²‖W_down‖_F²‖W_up‖_F² < σ_min(I)² = 1, so every N_S is invertible and
+    w* = m + 2d − rank W_up = m + d (rank W_up = d proved modulo p)."""
+    rng = np.random.default_rng(2)
+    m, d = 14, 4
+    np.savez(tmp_path / "w.npz", W_up=(rng.standard_normal((m, d)) * 0.01).astype(np.float32),
+             W_down=(rng.standard_normal((d, m)) * 0.01).astype(np.float32))
+    text = 'block f { activation: relu weights: "w.npz" }\nwidth f\n'
+    (tmp_path / "s.absorb").write_text(text)
+    from symabsorb.model import load_spec
+
+    d_ = build_report(load_spec(str(tmp_path / "s.absorb")), text).answers[0].derivation
+    assert d_.decided_by == "thm-W" and d_.width[:2] == (str(m + d), str(m + d))  # type: ignore[union-attr]
+    assert any("invertible" in s.text for s in d_.steps)  # type: ignore[union-attr]

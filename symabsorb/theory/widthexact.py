@@ -288,8 +288,8 @@ def certify_invertible(w_up: Any, w_down: Any, c: Fraction, sigma_min_sq_lower: 
     up, down = squared_frobenius_upper(w_up), squared_frobenius_upper(w_down)
     lhs = 4 * c * c * up * down
     ok = lhs < sigma_min_sq_lower
-    text = (f"4c²‖W_down‖_F²‖W_up‖_F² = {float(lhs):.6g} {'<' if ok else '≥'} {float(sigma_min_sq_lower):.6g} "
-            "≤ σ_min(M)² (exact rationals)")
+    text = (f"4c²‖W_down‖_F²‖W_up‖_F² = {float(lhs):.6g} {'<' if ok else '≥'} {float(sigma_min_sq_lower):.6g}, a "
+            "lower bound of σ_min(M)² (compared as exact rationals)")
     return ok, text
 
 
