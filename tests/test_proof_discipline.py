@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import random
+import zlib
 from fractions import Fraction
 from pathlib import Path
 
@@ -189,7 +190,7 @@ def _never_refuted(e: sp.Expr, points: list[sp.Rational]) -> None:
         assert ball is None, f"a proved identity is false at z = {p}: {ball}"
 
 
-@settings(max_examples=300, deadline=None, derandomize=True,
+@settings(max_examples=100, deadline=None, derandomize=True,
           suppress_health_check=list(HealthCheck))
 @given(activations())
 @pytest.mark.slow
@@ -219,7 +220,7 @@ def test_every_proved_fact_survives_an_independent_check(text: str) -> None:
     # the verdict: a flip witness must really absorb planted weights
     verdict = classify(act)
     if verdict.verdict is Verdict.CONDITIONAL and verdict.condition_constant is not None:
-        _check_flip_witness(e, verdict.condition_constant, seed=hash(text) % 1000)
+        _check_flip_witness(e, verdict.condition_constant, seed=zlib.crc32(text.encode()) % 1000)  # not hash(): salted
 
 
 def _check_flip_witness(e: sp.Expr, c: sp.Expr, seed: int) -> None:

@@ -81,7 +81,7 @@ def test_near_miss_text_parses_or_fails_cleanly(text: str) -> None:
 
 
 @shallow_generation
-@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 @given(GRAMMAR_TEXT)
 def test_format_round_trip(text: str) -> None:
     try:
@@ -126,7 +126,7 @@ def test_shipped_lalr_tables_are_the_grammar_s() -> None:
 
 
 @shallow_generation
-@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(text=GRAMMAR_TEXT, cut=st.integers(min_value=0, max_value=200))
 def test_shipped_tables_parse_exactly_like_a_fresh_build(text: str, cut: int) -> None:
     """The shipped tables (state numbers differ between builds) accept, reject and report
