@@ -88,7 +88,16 @@ def width_bounds(block: Block, base: Derivation, budget: float | None = DEFAULT_
         steps.append(DerivationStep(f"At width $m = {_text(m)}$ the block is absorbable ([{rid}]).", (rid,)))
     odd = check("odd_linear", subject, {}) if not block.gated else None
     pairs, lines_id = library.provider("width-pairs"), library.provider("width-lines")
-    if odd is not None and odd.status is HypStatus.PROVED:
+    # The constructions below keep B's units and add bias-free units acting on x: sound only when B' may
+    # carry B's biases and B' sees x itself (no normalisation before the block; one after the residual sum
+    # sees Mx + B(x) either way). The second one also moves a constant into B' when B has biases. The
+    # lower bound counts B's lines: after a LayerNorm only the units with P a_i != 0 need one, and before
+    # a normalisation B' sees N(x), whose image is not open. Elsewhere: no bound (referee round 3).
+    q = block.question
+    keeps_units = q.norm in ("none", "post-ln", "post-rms") and (q.absorber_biases or not q.block_biases)
+    bias_free_block = keeps_units and not q.block_biases
+    counts_lines = q.norm in ("none", "post-rms")
+    if odd is not None and odd.status is HypStatus.PROVED and keeps_units:
         rank, how = skip_rank(block)
         if rank is not None:
             candidate = sp.Integer(m) + 2 * rank if isinstance(m, int) and isinstance(rank, int) else m + 2 * rank
@@ -97,7 +106,7 @@ def width_bounds(block: Block, base: Derivation, budget: float | None = DEFAULT_
                     f"([{pairs}]; {how}).")
             steps.append(DerivationStep(text, (pairs,), odd.evidence))
             upper = candidate if upper is None else _min(upper, candidate)
-        if block.w_up is not None and exact_rank(block.w_up) == block.stream_dim:
+        if bias_free_block and block.w_up is not None and exact_rank(block.w_up) == block.stream_dim:
             candidate = m + block.stream_dim
             steps.append(DerivationStep(f"$\\operatorname{{rank}} W_{{\\mathrm{{up}}}} = d$: one extra unit on each of "
                                         f"$d$ independent lines gives width $m + d = {_text(candidate)}$ "
@@ -107,7 +116,7 @@ def width_bounds(block: Block, base: Derivation, budget: float | None = DEFAULT_
     nonpoly = subject.facts().symmetry.evidence.proved or subject.facts().polynomial.evidence.refuted
     # nondegenerate weights with d = 1 exist only for m = 1: a bound "for nondegenerate weights" would be vacuous
     vacuous = block.stream_dim == 1 and m != 1
-    if not block.gated and all(c.status.holds for c in lines) and nonpoly and not vacuous:
+    if not block.gated and all(c.status.holds for c in lines) and nonpoly and not vacuous and counts_lines:
         lower = (m + 1) if not_at_m else m
         if lines[2].status is HypStatus.PROVED:
             lower_scope = Scope.THESE
