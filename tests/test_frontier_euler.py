@@ -64,6 +64,14 @@ def test_abs_plus_cube_is_r_no_flip() -> None:
     assert (d.verdict, d.decided_by) == (Verdict.IMPOSSIBLE, "R-no-flip")
 
 
+@pytest.mark.parametrize("text", ["abs(z) - z*abs(z)", "relu(z) - z*relu(z)", "relu(z)*(z - 1)", "abs(z + z*relu(z))"])
+def test_two_kink_exponents_of_mixed_parity_are_r_no_flip(text: str) -> None:
+    """Piecewise polynomials with one kink at 0 whose pieces differ in two degrees of different parity (a zero
+    piece included): Sym(σ) = {(1, 1)}, remainder 0 (open in the pwl7 atlas before)."""
+    d = _classify(text)
+    assert (d.verdict, d.decided_by) == (Verdict.IMPOSSIBLE, "R-no-flip")
+
+
 def test_z_plus_abs_three_halves_is_r_pow() -> None:
     d = _classify("z + abs(z)^(3/2)")
     assert (d.verdict, d.decided_by, d.scope) == (Verdict.CONDITIONAL, "R-pow", "nondegenerate weights")

@@ -92,6 +92,8 @@ def _ray_terms(e: sp.Expr) -> tuple[dict[sp.Rational, sp.Expr], dict[sp.Rational
     powers: dict[sp.Rational, sp.Expr] = {}
     logs: dict[sp.Rational, sp.Expr] = {}
     for term in sp.Add.make_args(f):
+        if term == 0:
+            continue
         coeff, rest = term.as_independent(_S, as_Add=False)
         if coeff.has(sp.log, sp.exp) and coeff.free_symbols:
             return None
