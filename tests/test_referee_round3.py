@@ -349,3 +349,16 @@ def test_width_outside_the_bare_setting() -> None:
     for name in ("babf", "babfg", "babfs"):
         assert got[name][0] in ("open", "impossible"), name
     assert got["bias1"][0] == "absorbable"
+
+
+def test_width_of_degenerate_file_weights(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Six units on the line e1 with sum_i i*a_i = 0: B = 0 and R(x) = x1 e1 = e1(relu(x1) - relu(-x1)), so
+    w* = 2 < m = 6. Was 'w* = m' (the line count assumed nondegenerate file weights)."""
+    np = pytest.importorskip("numpy")
+    np.savez(tmp_path / "deg6.npz", W_up=np.array([[1.0, 0], [2, 0], [3, 0], [4, 0], [5, 0], [6, 0]]),
+             W_down=np.array([[1.0, 1, 1, 1, 1, -2.5], [0, 0, 0, 0, 0, 0]]))
+    spec = tmp_path / "d6.absorb"
+    spec.write_text('block fdeg6 { activation: relu dim: 2 weights: "deg6.npz" skip: [[1,0],[0,0]] }\nwidth fdeg6\n')
+    (r,) = api.prove(spec, budget=BUDGET).results
+    assert r.verdict in ("absorbable", "open")
+    assert "=" not in (r.condition or "").replace("<=", "") and not re.match(r"\S+ <= w", r.condition or "")

@@ -116,7 +116,11 @@ def width_bounds(block: Block, base: Derivation, budget: float | None = DEFAULT_
     nonpoly = subject.facts().symmetry.evidence.proved or subject.facts().polynomial.evidence.refuted
     # nondegenerate weights with d = 1 exist only for m = 1: a bound "for nondegenerate weights" would be vacuous
     vacuous = block.stream_dim == 1 and m != 1
-    if not block.gated and all(c.status.holds for c in lines) and nonpoly and not vacuous and counts_lines:
+    # file weights are not checked for nondegeneracy here (only assumed): a lower bound "for nondegenerate
+    # weights" would read as one for these weights, which may be degenerate (referee round 3)
+    from_file = block.weights is not None and lines[2].status is not HypStatus.PROVED
+    if not block.gated and all(c.status.holds for c in lines) and nonpoly and not vacuous and counts_lines \
+            and not from_file:
         lower = (m + 1) if not_at_m else m
         if lines[2].status is HypStatus.PROVED:
             lower_scope = Scope.THESE
