@@ -282,7 +282,7 @@ from safetensors.numpy import save_file
 from symabsorb.weights.floatsearch import _gram, _cholesky_in_place, limited_threads
 from symabsorb.model import resolve_text
 from symabsorb.theory.library import default_library
-from symabsorb.weights.filedecide import decide_file_block
+from symabsorb.weights.concrete import decide_file
 d, m = 1600, 6400
 rng = np.random.default_rng(0)
 up = (rng.standard_normal((m, d)) / np.sqrt(d)).astype(np.float32)
@@ -310,10 +310,10 @@ with tempfile.TemporaryDirectory() as tmp:
                "l.proj.bias": np.zeros(4, dtype=np.float32), "l.ln.weight": np.ones(4, dtype=np.float32)},
               str(Path(tmp) / "small.safetensors"))
     small = resolve_text(text.replace("big.safetensors", "small.safetensors"), str(Path(tmp) / "s.absorb")).blocks[0]
-    decide_file_block(small, Path(tmp), default_library())
+    decide_file(small, Path(tmp), default_library())
     gc.collect(); open("/proc/self/clear_refs", "w").write("5"); base = vm("VmRSS")
     t = time.process_time()
-    decision = decide_file_block(block, Path(tmp), default_library())
+    decision = decide_file(block, Path(tmp), default_library())
     ours = time.process_time() - t
     mem = (vm("VmHWM") - base) / (8 * m * m)
     cert = decision.certificate

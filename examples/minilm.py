@@ -54,13 +54,13 @@ def bare_rows(folder: Path) -> list[dict[str, object]]:
     from symabsorb.budget import Budget, installed
     from symabsorb.model import resolve_text
     from symabsorb.theory.library import default_library
-    from symabsorb.weights.filedecide import decide_file_block
+    from symabsorb.weights.concrete import decide_file
 
     with installed(Budget(allow_outside=True)):
         resolved = resolve_text(blocks + queries, str(spec_path))
         out = []
         for block in resolved.blocks:
-            decision = decide_file_block(block, folder, default_library())
+            decision = decide_file(block, folder, default_library())
             cert = decision.certificate
             out.append({"layer": block.name, "verdict": decision.derivation.verdict.value,
                         "decided_by": decision.derivation.decided_by,

@@ -1,9 +1,10 @@
 """The answer layer: one query of a spec, turned into the answer for this query and these weights.
 
 ``answer(query, library, context) -> QueryAnswer`` is the one place that orchestrates a query: the
-prover (:mod:`symabsorb.theory`) proves once, the concrete-weights layer (:mod:`symabsorb.weights`)
-refines the derivation for the block's weights, the width query builds on that; facts queries go to
-the analysis. :func:`build_report` answers every query of a spec. :mod:`symabsorb.report` only
+prover (:mod:`symabsorb.theory`) proves once (a weights file's shapes are read first, so the block is
+proved with the sizes the file gives), the concrete-weights layer (:mod:`symabsorb.weights.concrete`)
+refines that one derivation for the block's weights, the width query builds on that; facts queries
+go to the analysis. :func:`build_report` answers every query of a spec. :mod:`symabsorb.report` only
 renders what this layer returns (it imports neither the prover nor the weights' decisions).
 
 What a query's answer depends on besides the query and the library is its :class:`AnswerContext`:
@@ -24,8 +25,8 @@ from .model.activation import GatedActivation
 from .model.block import Block, ResolvedSpec, SpecQuery, Stack
 from .report.model import QueryAnswer, Report
 from .theory.library import Library, default_library
-from .theory.prover import classify, prove
-from .weights.decide import decide_concrete
+from .theory.prover import classify
+from .weights.concrete import decide
 
 __all__ = ["AnswerContext", "answer", "build_report"]
 
@@ -50,14 +51,12 @@ def answer(q: SpecQuery, library: Library, context: AnswerContext | None = None)
     target = q.target
     if q.kind == "absorb":
         assert isinstance(target, (Block, Stack))
-        derivation = prove(target, q.text, library, budget)
-        derivation = decide_concrete(target, derivation, library, base_dir)
-        return QueryAnswer(q.text, "absorb", derivation=derivation)
+        return QueryAnswer(q.text, "absorb", derivation=decide(target, library, base_dir, q.text, budget))
     if q.kind == "width":
         from .theory.width import width_derivation
 
         assert isinstance(target, Block)
-        base = decide_concrete(target, prove(target, f"absorb {target.name}", library, budget), library, base_dir)
+        base = decide(target, library, base_dir, f"absorb {target.name}", budget)
         return QueryAnswer(q.text, "width", derivation=width_derivation(target, base, q.text, budget, library,
                                                                                    base_dir))
     assert not isinstance(target, (Block, Stack))

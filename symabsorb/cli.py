@@ -739,9 +739,8 @@ def _absorb_at_width(args: argparse.Namespace, s: Any, spec: Any) -> int:
 
     from .api import _target
     from .model.block import Block
-    from .theory.prover import prove
     from .theory.width import width_witness
-    from .weights.decide import decide_concrete
+    from .weights.concrete import decide
     from .weights.export import write_witness
 
     target = _target(s, args.block)
@@ -751,7 +750,7 @@ def _absorb_at_width(args: argparse.Namespace, s: Any, spec: Any) -> int:
         raise UsageError(f"--width {args.width}: expected a positive width")
     library = _library(args)
     base_dir = (os.path.dirname(s.path) if s.path not in ("<string>", "<stdin>") else ".") or "."
-    base = decide_concrete(target, prove(target, f"absorb {target.name}", library, args.budget), library, base_dir)
+    base = decide(target, library, base_dir, f"absorb {target.name}", args.budget)
     witness, why = width_witness(target, base, args.width, args.budget, library, base_dir)
     if witness is None:
         print(f"no witness of width {args.width} for `{args.block}`: {why}")

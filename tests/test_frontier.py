@@ -181,13 +181,13 @@ block sp { activation: spg dim: 2 width: 2 W_gate: [[1, 0], [0, 1]] W_up: [[1, 0
 
 
 def test_cor_g1_and_g2_on_inline_weights() -> None:
-    from symabsorb.theory.prover import prove
-    from symabsorb.weights.decide import decide_block
+    from symabsorb.theory.library import default_library
+    from symabsorb.weights.concrete import decide
 
     blocks = {b.name: b for b in resolve_text(GATED).blocks}
 
     def decided(name: str):  # type: ignore[no-untyped-def]
-        return decide_block(blocks[name], prove(blocks[name]))[0]
+        return decide(blocks[name], default_library())
 
     assert decided("ok").verdict is Verdict.ABSORBABLE
     no = decided("no")
@@ -257,11 +257,11 @@ block sqno { activation: zabs dim: 2 width: 2 W_up: [[1, 0], [0, 1]] W_down: [[-
 
 
 def _rpos(name: str):  # type: ignore[no-untyped-def]
-    from symabsorb.theory.prover import prove
-    from symabsorb.weights.decide import decide_block
+    from symabsorb.theory.library import default_library
+    from symabsorb.weights.concrete import decide
 
     block = {b.name: b for b in resolve_text(RPOS).blocks}[name]
-    return decide_block(block, prove(block))[0]
+    return decide(block, default_library())
 
 
 def test_r_pos_is_iff_for_nondegenerate_weights() -> None:

@@ -109,3 +109,35 @@ def test_a_new_lemma_is_checked_against_its_checkers_declaration(tmp_path: Path,
         library_with([tmp_path])
     assert "unknown parameter `larges` of hypothesis `test_odd_part_is_cz`" in str(info.value)
     assert "did you mean `largest`" in str(info.value)
+
+
+def test_every_concrete_value_has_one_procedure_and_files_are_proved_once(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The concrete-weights layer: one registry keyed by the TOML field; a file block is proved once,
+    with the sizes its file gives, and the prover itself never decides concrete weights."""
+    np = require_module("numpy", "weights")
+    from symabsorb.answer import AnswerContext
+    from symabsorb.theory import prover
+    from symabsorb.theory.library import CONCRETE, default_library
+    from symabsorb.weights import concrete
+
+    assert set(concrete.PROCEDURES) == set(CONCRETE)
+    np.savez(tmp_path / "w.npz", W_up=np.array([[1.0, 0], [0, 1], [1, 1]]),
+             W_down=np.array([[-1.0, 0, 1], [0, -1, 1]]))
+    spec = resolve_text("block file { activation: relu  weights: \"w.npz\" }\nabsorb file\n"
+                        "block inline { activation: relu  W_up: [[1, 0], [0, 1], [1, 1]]  "
+                        "W_down: [[-1, 0, 1], [0, -1, 1]] }\nabsorb inline\n", str(tmp_path / "s.absorb"))
+    proved: list[tuple[object, object]] = []
+    real = concrete.derive
+
+    def counting(target: Any, *args: Any, **kwargs: Any) -> prover.Proof:
+        proved.append((target.dim, target.width))
+        return real(target, *args, **kwargs)
+
+    monkeypatch.setattr(concrete, "derive", counting)
+    file, inline = (answer(q, default_library(), AnswerContext(str(tmp_path))).derivation for q in spec.queries)
+    assert proved == [(2, 3), (2, 3)]
+    assert file is not None and file.verdict is Verdict.ABSORBABLE and file.witness is not None
+    assert inline is not None and inline.verdict is Verdict.ABSORBABLE
+    # the prover alone answers for arbitrary weights of these sizes: the condition, not a verdict on the weights
+    assert prover.prove(spec.blocks[1]).verdict is Verdict.CONDITIONAL

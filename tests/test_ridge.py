@@ -34,6 +34,14 @@ FLIP = ["relu", "leaky_relu", "prelu", "gelu", "gelu_tanh", "silu", "swish", "qu
 NO_FLIP = ["elu", "selu", "celu", "mish"]
 
 
+def _decided(target):  # type: ignore[no-untyped-def]
+    """``target`` proved once and decided for its weights, as ``absorb`` decides it."""
+    from symabsorb.theory.library import default_library
+    from symabsorb.weights.concrete import decide
+
+    return decide(target, default_library())
+
+
 def _sym(name: str):  # type: ignore[no-untyped-def]
     return symmetry_fact(activation_from_text(name).expr)
 
@@ -200,15 +208,15 @@ def test_concrete_nondegenerate_weights_no_flip_are_not_absorbable() -> None:
     act = activation_from_text("elu")
     up = sp.ImmutableMatrix([[1, 0], [0, 1], [1, 1]])
     down = sp.ImmutableMatrix([[1, 2, 0], [0, 1, 3]])
-    d = prove(Block("b", act, 2, 3, Skip("identity"), up, down))
+    d = _decided(Block("b", act, 2, 3, Skip("identity"), up, down))
     assert (d.verdict, d.decided_by, d.scope) == (Verdict.IMPOSSIBLE, "thm-SDI", "all weights")  # ELU: any weights
     nf = activation_from_text("z*log(1+z^2) + z")  # R-no-flip: nondegenerate weights only
-    d = prove(Block("b", nf, 2, 3, Skip("identity"), up, down))
+    d = _decided(Block("b", nf, 2, 3, Skip("identity"), up, down))
     assert (d.verdict, d.decided_by, d.scope) == (Verdict.NOT_ABSORBABLE, "R-no-flip", "these weights")
     degenerate = sp.ImmutableMatrix([[1, 0], [2, 0], [1, 1]])  # rows 0 and 1 collinear
-    d = prove(Block("b", nf, 2, 3, Skip("identity"), degenerate, down))
+    d = _decided(Block("b", nf, 2, 3, Skip("identity"), degenerate, down))
     assert d.verdict is Verdict.OPEN
-    d = prove(Block("b", act, 2, 3, Skip("identity"), degenerate, down))
+    d = _decided(Block("b", act, 2, 3, Skip("identity"), degenerate, down))
     assert (d.verdict, d.decided_by) == (Verdict.IMPOSSIBLE, "thm-SDI")
 
 
@@ -216,7 +224,7 @@ def test_degenerate_weights_keep_necessity_open() -> None:
     act = activation_from_text("silu")
     up = sp.ImmutableMatrix([[1, 0], [2, 0], [0, 1]])
     down = sp.ImmutableMatrix([[1, 0, 0], [0, 1, 0]])
-    d = prove(Block("b", act, 2, 3, Skip("identity"), up, down))
+    d = _decided(Block("b", act, 2, 3, Skip("identity"), up, down))
     assert d.decided_by == "L-odd-linear" and d.necessary != "proved"
 
 
@@ -224,11 +232,11 @@ def test_linear_rank_concrete() -> None:
     act = activation_from_text("identity")
     up = sp.ImmutableMatrix([[1, 0, 0], [0, 1, 0]])
     down = sp.ImmutableMatrix([[-1, 0], [0, -1], [0, 0]])
-    d = prove(Block("b", act, 3, 2, Skip("identity"), up, down))  # M + W_down W_up = diag(0, 0, 1): rank 1 ≤ 2
+    d = _decided(Block("b", act, 3, 2, Skip("identity"), up, down))  # M + W_down W_up = diag(0, 0, 1): rank 1 ≤ 2
     assert d.verdict is Verdict.ABSORBABLE and d.witness is not None
     w = d.witness
     assert sp.Matrix(w.w_down) * sp.Matrix(w.w_up) == sp.eye(3) + sp.Matrix(down) * sp.Matrix(up)
-    d = prove(Block("b", act, 3, 2, Skip("identity"), up, sp.ImmutableMatrix([[1, 0], [0, 1], [0, 0]])))
+    d = _decided(Block("b", act, 3, 2, Skip("identity"), up, sp.ImmutableMatrix([[1, 0], [0, 1], [0, 0]])))
     assert d.verdict is Verdict.NOT_ABSORBABLE  # diag(2, 2, 1) has rank 3 > 2
 
 
@@ -322,7 +330,7 @@ block p2n { activation: zz dim: 2 width: 2 W_up: [[1, 0], [0, 1]] W_down: [[1, 2
 @pytest.mark.parametrize("name, power", [("p2", 2), ("p3", 3)])
 def test_polynomial_rescaling_witness_is_exact_and_numeric(name: str, power: int) -> None:
     block = {b.name: b for b in resolve_text(POLY).blocks}[name]
-    d = prove(block)
+    d = _decided(block)
     assert (d.verdict, d.decided_by, d.scope) == (Verdict.ABSORBABLE, "L-poly-rescale", "these weights")
     assert d.witness is not None and "exactly" in d.witness.verified
     x = np.random.default_rng(2).standard_normal((50, 2))
@@ -340,7 +348,7 @@ def test_polynomial_rescaling_witness_is_exact_and_numeric(name: str, power: int
 
 def test_polynomial_rescaling_failure_is_open_not_impossible() -> None:
     block = {b.name: b for b in resolve_text(POLY).blocks}["p2n"]
-    d = prove(block)
+    d = _decided(block)
     assert d.verdict is Verdict.OPEN and d.decided_by == "L-poly-rescale"
     assert classify(activation_from_text("z + z^2")).verdict is Verdict.CONDITIONAL
 
@@ -352,7 +360,7 @@ block hc { activation: relu dim: 2 width: 5 skip: hyper(n: 2, mix: [[1, 1/2], [0
   W_up: [[1, 0, 0, 1], [0, 1, 1, 0], [1, 1, 0, -1], [2, 0, 1, 1], [0, 3, -1, 1]]
   W_down: [[1, 2, 0, 1, -1], [0, 1, 3, 1, 2], [2, 4, 0, 2, -2], [0, 2, 6, 2, 4]] }
 """)
-    d = prove(spec.blocks[0])
+    d = _decided(spec.blocks[0])
     assert d.decided_by == "R-rank" and d.verdict is Verdict.NOT_ABSORBABLE and d.scope == "these weights"
     assert "L-hc-structured" in d.cited
     step = next(s for s in d.steps if "rank} M" in s.text)
@@ -364,7 +372,7 @@ def test_mhc_depth_with_a_singular_mix_is_decided() -> None:
 block h { activation: relu2 dim: 4 width: 8 skip: hyper(n: 2, mix: [[1/2, 1/2], [1/2, 1/2]]) }
 stack deep = h ^ L
 """)
-    d = prove(spec.stacks[0])
+    d = _decided(spec.stacks[0])
     assert (d.verdict, d.decided_by) == (Verdict.IMPOSSIBLE, "cor7")
     assert any("doubly stochastic" in s.text for s in d.steps)
     # a mix that is not doubly stochastic and singular stays undecided at symbolic depth
@@ -372,7 +380,7 @@ stack deep = h ^ L
 block h { activation: relu2 dim: 4 width: 8 skip: hyper(n: 2, mix: [[1, 1], [0, 0]]) }
 stack deep = h ^ L
 """)
-    assert prove(spec.stacks[0]).verdict is Verdict.OPEN
+    assert _decided(spec.stacks[0]).verdict is Verdict.OPEN
 
 
 def test_dim_one_witness_numerically() -> None:
@@ -399,9 +407,9 @@ block s2 { activation: halfglu dim: 2 width: 4 }
 block s3 { activation: silu dim: 1 width: 3 }
 """)
     blocks = {b.name: b for b in spec.blocks}
-    assert prove(blocks["s1"]).decided_by != "L-gate-continuous"  # g(0) = 0 but g jumps at 0
-    assert prove(blocks["s2"]).decided_by != "L-odd-gate"  # sign + 1/2 is not odd
-    assert prove(blocks["s3"]).decided_by != "L-dim-one"  # SiLU is not positively homogeneous
+    assert _decided(blocks["s1"]).decided_by != "L-gate-continuous"  # g(0) = 0 but g jumps at 0
+    assert _decided(blocks["s2"]).decided_by != "L-odd-gate"  # sign + 1/2 is not odd
+    assert _decided(blocks["s3"]).decided_by != "L-dim-one"  # SiLU is not positively homogeneous
 
 
 def test_width_m_plus_d_construction_numerically() -> None:
@@ -446,7 +454,7 @@ block no { activation: odd3 dim: 2 width: 5 skip: [[0, 12], [0, 0]]
   W_up: [[1, 0], [0, 1], [1, 1], [1, -1], [1, 2]] W_down: [[3, -6, -3, -1, 1], [0, 0, 0, 0, 1]] }
 """
     blocks = {b.name: b for b in resolve_text(text).blocks}
-    yes = prove(blocks["yes"])
+    yes = _decided(blocks["yes"])
     assert (yes.verdict, yes.decided_by) == (Verdict.ABSORBABLE, "R-polynomial-odd")
     assert yes.witness is not None and yes.witness.index_set == (0, 1, 2, 3, 4)
     x = np.random.default_rng(3).standard_normal((40, 2))
@@ -458,7 +466,7 @@ block no { activation: odd3 dim: 2 width: 5 skip: [[0, 12], [0, 0]]
     wu = np.array(sp.Matrix(blocks["yes"].w_up).tolist(), dtype=float)
     skip = np.array([[0, 12], [0, 0]], dtype=float)
     assert np.abs(sig(x @ up.T) @ down.T - (x @ skip.T + sig(x @ wu.T) @ down.T)).max() < 1e-9
-    no = prove(blocks["no"])
+    no = _decided(blocks["no"])
     assert (no.verdict, no.decided_by, no.scope) == (Verdict.NOT_ABSORBABLE, "R-polynomial-odd", "these weights")
 
 

@@ -19,8 +19,7 @@ from symabsorb.cli import main
 from symabsorb.model import load_spec
 from symabsorb.theory.derivation import Verdict
 from symabsorb.theory.library import default_library
-from symabsorb.theory.prover import prove
-from symabsorb.weights.decide import decide_concrete
+from symabsorb.weights.concrete import decide
 
 
 def run(*argv: str) -> tuple[int, str, str]:
@@ -46,7 +45,7 @@ def test_stack_of_absorbable_blocks_composes(tmp_path: Path) -> None:
     spec.write_text((EXAMPLES / "weights.absorb").read_text() + "\nstack two = [planted, planted]\nabsorb two\n")
     s = load_spec(spec)
     stack = s.stacks[0]
-    d = decide_concrete(stack, prove(stack), default_library())
+    d = decide(stack, default_library())
     assert d.verdict is Verdict.ABSORBABLE and d.decided_by == "depth-witnesses"
     assert d.witness is not None and len(d.witness.layers) == 2
 

@@ -9,7 +9,7 @@ the weights is read as untrusted input for the architecture, the activation and 
 without it (or where it says nothing) the layout's usual values are assumed and each layer says so.
 Layer groups (``…layer.3.``, ``…h.3.``, ``…block.3.``) in which no layout finds an MLP are listed as
 skipped. Each layer is written as a block of the spec language and decided by
-``weights.filedecide.decide_file_block``; the JSON output embeds that spec and the certificates, so
+``weights.concrete.decide_file``; the JSON output embeds that spec and the certificates, so
 ``symabsorb verify`` re-checks it.
 """
 
@@ -294,11 +294,11 @@ def _decide(task: ScanTask) -> dict[str, Any]:
     from ..model import resolve_text
     from ..theory.library import default_library
     from ..weights.certify import certificate_to_dict
-    from ..weights.filedecide import decide_file_block
+    from ..weights.concrete import decide_file
 
     spec = resolve_text(task.block_text, str(Path(task.spec_dir) / "scan.absorb"))
     block = spec.blocks[0]
-    decision = decide_file_block(block, Path(task.spec_dir), default_library())
+    decision = decide_file(block, Path(task.spec_dir), default_library())
     d = decision.derivation
     w = decision.weights
     out: dict[str, Any] = {"verdict": d.verdict.value, "decided_by": d.decided_by, "scope": d.scope,

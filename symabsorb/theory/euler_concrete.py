@@ -38,7 +38,7 @@ def _context(block: Block, chosen: object) -> tuple[sp.MatrixBase, object] | Non
 
 
 def _checked(block: Block, new_up: sp.MatrixBase, new_down: sp.MatrixBase, m_skip: sp.MatrixBase) -> float | None:
-    from .prover import _max_residual
+    from .rpos import max_residual as _max_residual
 
     err = _max_residual(block, new_up, new_down, m_skip)
     return None if err is None or err > 1e-20 else err

@@ -19,7 +19,6 @@ from ..analysis.facts import Evidence
 from ..model.activation import Activation, AnyActivation, GatedActivation
 from ..model.block import M_WIDTH, Block, D, Question, Skip, Stack
 from ..model.domain import NonReal, nonreal_stretches
-from ..model.functions import Z
 from .derivation import (
     CandidateOutcome,
     Derivation,
@@ -29,13 +28,12 @@ from .derivation import (
     NodeState,
     Scope,
     Verdict,
-    Witness,
 )
 from .hypotheses import Subject, check
 from .library import Library, Result, default_library
 from .skips import is_identity_like, skip_latex, target_latex, target_plain
 
-__all__ = ["BIAS_FREE", "Attempt", "attempts", "classify", "prove", "setting_text"]
+__all__ = ["BIAS_FREE", "Attempt", "Proof", "attempts", "classify", "derive", "prove", "setting_text"]
 
 BIAS_FREE = "bias-free blocks (the paper's setting)"
 
@@ -63,6 +61,18 @@ class Attempt:
         for c in self.checks:
             out.update({k: v for k, v in c.bindings if v is not None})
         return out
+
+
+@dataclass(frozen=True)
+class Proof:
+    """One proof of a target: the derivation, and what the concrete-weights layer
+    (:mod:`symabsorb.weights.concrete`) refines it with: the attempt that decided (its hypothesis checks
+    and bindings) and the block that attempt was checked on (a post-norm question's reduced block).
+    ``attempt`` is None when no result decided, ``block`` when the target is not one block."""
+
+    derivation: Derivation
+    attempt: Attempt | None = None
+    block: Block | None = None
 
 
 def _questions(subject: Subject) -> list[Question]:
@@ -269,10 +279,18 @@ def _outcomes(tried: Iterable[Attempt], chosen: Attempt | None) -> list[Candidat
 
 def prove(target: Block | Stack, query: str = "", library: Library | None = None,
           budget: float | None = DEFAULT_BUDGET) -> Derivation:
-    """Decide whether ``target``'s skip connection can be absorbed, with the derivation."""
+    """Decide whether ``target``'s skip connection can be absorbed, with the derivation, for
+    arbitrary weights of its sizes: concrete weights are the concern of :mod:`symabsorb.weights.concrete`
+    (the answer layer hands it this derivation)."""
+    return derive(target, query, library, budget).derivation
+
+
+def derive(target: Block | Stack, query: str = "", library: Library | None = None,
+           budget: float | None = DEFAULT_BUDGET) -> Proof:
+    """:func:`prove`, with the deciding attempt and the block it was checked on (:class:`Proof`)."""
     library = library or default_library()
     if isinstance(target, Stack) and target.uniform and target.repeat == 1:
-        return prove(target.blocks[0], query, library, budget)
+        return derive(target.blocks[0], query, library, budget)
     if isinstance(target, Stack):
         subject = Subject(stack=target, budget=budget)
         setting = _describe_stack(target)
@@ -288,30 +306,30 @@ def prove(target: Block | Stack, query: str = "", library: Library | None = None
     nonreal = _nonreal(target)
     if nonreal is not None:
         name, nr = nonreal
-        return _open(query, target.name, kind, act, [], setting,
+        return Proof(_open(query, target.name, kind, act, [], setting,
                      f"The activation `{name}` is not real-valued: $\\sigma({sp.latex(nr.point)})$ is not real (its "
                      f"imaginary part lies in {nr.imaginary}, a rigorous enclosure), and the argument of "
                      f"${sp.latex(nr.source)}$ is negative on ${nr.interval_latex()}$. Every result is about real "
-                     "functions σ: R → R, so none applies.")
+                     "functions σ: R → R, so none applies."))
     if isinstance(target, Block) and target.norm in ("post-ln", "post-rms"):
         return _post_norm(target, query, library, budget, setting, act)
     hole = _undefined(target)
     if hole is not None:
         name, point = hole
-        return _open(query, target.name, kind, act, [], setting,
+        return Proof(_open(query, target.name, kind, act, [], setting,
                      f"The activation `{name}` has no finite real value at $z = {sp.latex(point)}$, so it is not a "
                      "function on all of R and no result applies (define its value there, e.g. with "
-                     "`if z >= a and z <= a then v else ...`).")
+                     "`if z >= a and z <= a then v else ...`)."))
     tried = attempts(subject, library)
     chosen = next((a for a in tried if a.holds), None)
     outcomes = _outcomes(tried, chosen)
     if chosen is None:
-        return _open(query, target.name, kind, act, outcomes, setting, "", setting_text(_questions(subject)))
+        return Proof(_open(query, target.name, kind, act, outcomes, setting, "", setting_text(_questions(subject))))
     return _derive(query, target, kind, act, chosen, outcomes, setting, library, subject)
 
 
 def _post_norm(block: Block, query: str, library: Library, budget: float | None, setting: DerivationStep,
-               act: AnyActivation | None) -> Derivation:
+               act: AnyActivation | None) -> Proof:
     """A normalisation after the residual sum: the ``reduction`` result for this placement (its
     hypotheses checked: ``ε > 0``, every scale nonzero), then the reduced block's own question."""
     from dataclasses import replace
@@ -336,7 +354,8 @@ def _post_norm(block: Block, query: str, library: Library, budget: float | None,
         if isinstance(reduced, str):
             outcomes.append(CandidateOutcome(r.id, NodeState.UNDECIDED, f"undecided: {reduced}"))
             continue
-        sub = prove(reduced, query, library, budget)
+        proof = derive(reduced, query, library, budget)
+        sub = proof.derivation
         what = ("the skip $PM$ (here $M = " + skip_latex(reduced.skip) + "$), output weights "
                 "$P\\,W_{\\mathrm{down}}$ and output bias $P\\,c$, where $P = I_d - \\tfrac1d\\mathbf{1}\\mathbf{1}^\\top$"
                 if block.norm == "post-ln" else "the same block without the normalisation")
@@ -350,18 +369,18 @@ def _post_norm(block: Block, query: str, library: Library, budget: float | None,
         if block.norm == "post-ln" and condition and plain:
             condition = condition.replace("W_{\\mathrm{down}}[:,S]", "P\\,W_{\\mathrm{down}}[:,S]")
             plain = plain.replace("W_down[:,S]", "P W_down[:,S]")
-        return replace(sub, query=query, steps=tuple(steps), assumptions=tuple(dict.fromkeys(assumptions)),
-                       condition=condition, condition_plain=plain,
-                       candidates=(CandidateOutcome(r.id, NodeState.APPLIED, "every hypothesis holds"),
-                                   *sub.candidates),
-                       cited=tuple(library.closure([r.id, *sub.cited])))
+        return replace(proof, derivation=replace(
+            sub, query=query, steps=tuple(steps), assumptions=tuple(dict.fromkeys(assumptions)),
+            condition=condition, condition_plain=plain,
+            candidates=(CandidateOutcome(r.id, NodeState.APPLIED, "every hypothesis holds"), *sub.candidates),
+            cited=tuple(library.closure([r.id, *sub.cited]))))
     note = "" if reductions else f"No result of the library reduces a `{block.norm}` block."
-    return _open(query, block.name, "block", act, outcomes, setting, note, question)
+    return Proof(_open(query, block.name, "block", act, outcomes, setting, note, question))
 
 
 def _derive(query: str, target: Block | Stack, kind: str, act: AnyActivation | None, chosen: Attempt,
             outcomes: list[CandidateOutcome], setting: DerivationStep, library: Library,
-            subject: Subject) -> Derivation:
+            subject: Subject) -> Proof:
     r = chosen.result
     skip = target.skip if isinstance(target, Block) else None
     latex, plain, constant = _latex_values(chosen, skip)
@@ -435,242 +454,7 @@ def _derive(query: str, target: Block | Stack, kind: str, act: AnyActivation | N
                             condition_plain, constant, r.conclusion.sufficient, r.conclusion.necessary,
                             tuple(dict.fromkeys(assumptions)), tuple(steps), tuple(outcomes),
                             tuple(library.closure(cited)), degenerate=degenerate)
-    if isinstance(target, Block) and target.has_inline_weights:
-        derivation = _concrete(target, derivation, chosen)
-    return derivation
-
-
-def _concrete(block: Block, d: Derivation, chosen: Attempt) -> Derivation:
-    """Verdicts that concrete weights turn into statements about these weights, decided in the theory layer:
-    nondegenerate-scope impossibility (nondegeneracy is then checked exactly) and the rank criterion."""
-    from dataclasses import replace
-
-    if d.verdict is Verdict.IMPOSSIBLE and d.scope == Scope.NONDEGENERATE:
-        nd = next((c for c in chosen.checks if c.name in ("nondegenerate", "gated_nondegenerate")), None)
-        if nd is not None and nd.status is HypStatus.PROVED:
-            step = DerivationStep(f"These weights are nondegenerate (checked exactly), so by [{d.decided_by}] they are "
-                                  "not absorbable.", (d.decided_by or "",), kind="conclusion")
-            return replace(d, verdict=Verdict.NOT_ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step))
-    procedure = _PROCEDURES.get(chosen.result.conclusion.concrete or "")
-    if d.verdict is Verdict.CONDITIONAL and procedure is not None:
-        return procedure(block, d, chosen)
-    return d
-
-
-#: Index sets are enumerated exactly for R-polynomial-odd up to this width.
-MAX_ENUMERATED_WIDTH = 12
-
-
-def _identity_state(entries: sp.MatrixBase, xs: list[sp.Symbol]) -> bool | None:
-    """Whether a vector of polynomials in ``xs`` is identically zero: True (every coefficient proved
-    0), False (some coefficient proved nonzero), None (undecided)."""
-    from ..analysis.identity import exact_sign, prove_zero
-
-    undecided = False
-    for e in entries:
-        expanded = sp.expand(e)
-        if expanded == 0:
-            continue
-        for c in sp.Poly(expanded, *xs).coeffs():
-            sign = exact_sign(c)
-            if sign not in (0, None):
-                return False
-            if sign is None and not prove_zero(c):
-                undecided = True
-    return None if undecided else True
-
-
-def _polynomial_odd_decision(block: Block, d: Derivation, chosen: Attempt) -> Derivation:
-    """Enumerate S exactly: Σ_{i∈S} a_i·2o(w_i·x) ≡ −Mx as a polynomial identity (rational weights)."""
-    from dataclasses import replace
-    from itertools import combinations
-
-    from .skips import skip_matrix
-
-    o2 = chosen.bindings().get("o2")
-    m_skip = skip_matrix(block)
-    nd = next((c for c in chosen.checks if c.name == "nondegenerate"), None)
-    if not isinstance(o2, sp.Expr) or m_skip is None or block.w_up is None or block.w_down is None or nd is None:
-        return d
-    width = block.w_up.rows
-    if width > MAX_ENUMERATED_WIDTH or not all(x.is_Rational for x in (*block.w_up, *block.w_down, *m_skip)):
-        return d
-    xs = sp.Matrix(sp.symbols(f"x0:{block.w_up.cols}"))
-    terms = [sp.Matrix(block.w_down[:, i]) * sp.expand(o2.xreplace({Z: (sp.Matrix(block.w_up[i, :]) * xs)[0]}))
-             for i in range(width)]
-    target = -sp.Matrix(m_skip) * xs
-    rid = d.decided_by or ""
-    undecided = False
-    for size in range(width + 1):
-        for subset in combinations(range(width), size):
-            total = sp.zeros(target.rows, 1)
-            for i in subset:
-                total += terms[i]
-            state = _identity_state(total - target, list(xs))
-            if state is None:
-                undecided = True  # neither proved nor refuted: this subset may work
-                continue
-            if state:
-                w_up = sp.Matrix(block.w_up)
-                for i in subset:
-                    w_up[i, :] = -w_up[i, :]
-                verified = ("exact: $\\sum_{i \\in S} a_i\\,2o(w_i^\\top x) + Mx$ expands to $0$, and "
-                            "$\\sigma(-t) = \\sigma(t) - 2o(t)$")
-                shown = "\\{" + ", ".join(map(str, subset)) + "\\}"
-                step = DerivationStep(f"Exact enumeration of the $2^{{{width}}}$ index sets: $S = {shown}$ satisfies "
-                                      f"the condition ({verified}). Therefore [{rid}]: these weights are absorbable "
-                                      "(negate the rows $S$ of $W_{\\mathrm{up}}$).", (rid,), kind="conclusion")
-                return replace(d, verdict=Verdict.ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step),
-                               witness=Witness(subset, sp.ImmutableMatrix(w_up), block.w_down, None, verified))
-    if undecided:
-        step = DerivationStep(f"Exact enumeration of the $2^{{{width}}}$ index sets: for some of them a coefficient of "
-                              "the condition could be neither proved zero nor proved nonzero, so these weights are "
-                              "not decided beyond the condition above.", (rid,), kind="argument")
-        return replace(d, steps=(*d.steps, step))
-    if nd.status is HypStatus.PROVED:
-        step = DerivationStep(f"Exact enumeration of the $2^{{{width}}}$ index sets: none satisfies the condition, which "
-                              f"is necessary for nondegenerate weights (checked exactly). Therefore [{rid}]: these "
-                              "weights are not absorbable.", (rid,), kind="conclusion")
-        return replace(d, verdict=Verdict.NOT_ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step))
-    return d
-
-
-def _rescale_decision(block: Block, d: Derivation, chosen: Attempt) -> Derivation:
-    from dataclasses import replace
-
-    from .polyrescale import rescale_witness
-    from .skips import skip_matrix
-
-    b = chosen.bindings()
-    c, k, q = b.get("c"), b.get("k"), b.get("q")
-    m_skip = skip_matrix(block)
-    if not (isinstance(c, sp.Expr) and isinstance(k, sp.Integer) and isinstance(q, sp.Expr)) or m_skip is None \
-            or block.w_up is None or block.w_down is None:
-        return d
-    result = rescale_witness(block.w_up, block.w_down, m_skip, c, int(k), q.coeff(Z, int(k)))
-    rid = d.decided_by or ""
-    if result.found:
-        verified = f"exact: {result.how}"
-        step = DerivationStep(f"Exact linear feasibility for these weights: {result.how}. Therefore [{rid}]: these "
-                              "weights are absorbable (rows $\\lambda_i w_i$, columns $a_i\\lambda_i^{-k}$).", (rid,),
-                              kind="conclusion")
-        return replace(d, verdict=Verdict.ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step),
-                       witness=Witness((), result.w_up, result.w_down, None, verified))
-    reason = (f"the rescaling condition fails ({result.how}); it is only sufficient, so the question stays open"
-              if result.found is False else f"no admissible D was found ({result.how})")
-    step = DerivationStep(f"For these weights {reason}.", (rid,), kind="conclusion")
-    return replace(d, verdict=Verdict.OPEN, scope=Scope.THESE, steps=(*d.steps, step), notes=(*d.notes, reason))
-
-
-def _rpos_decision(block: Block, d: Derivation, chosen: Attempt) -> Derivation:
-    """Cor. R-pos on inline weights: the exact criterion (theory/rpos.py); the witness (rows μ_i w_i,
-    columns a_i/κ_i) is also checked by rigorous enclosures at sample points."""
-    from dataclasses import replace
-
-    from .rpos import rpos_decide
-    from .skips import skip_matrix
-
-    b = chosen.bindings()
-    c, k, a, bb = b.get("c_rpos"), b.get("k"), b.get("A"), b.get("B")
-    nd = next((x for x in chosen.checks if x.name == "nondegenerate"), None)
-    m_skip = skip_matrix(block)
-    if not all(isinstance(v, sp.Expr) for v in (c, k, a, bb)) or m_skip is None or block.w_up is None \
-            or block.w_down is None or nd is None:
-        return d
-    assert isinstance(c, sp.Expr) and isinstance(k, sp.Expr) and isinstance(a, sp.Expr) and isinstance(bb, sp.Expr)
-    kk = int(k)
-    result = rpos_decide(block.w_up, block.w_down, m_skip, c, kk, a + bb)
-    rid = d.decided_by or ""
-    if result.found:
-        kappas = [(-1 if (kk % 2 == 0 and mu < 0) else 1) * abs(mu) ** kk for mu in result.scales]
-        new_up = sp.ImmutableMatrix(sp.diag(*result.scales) * sp.Matrix(block.w_up))
-        new_down = sp.ImmutableMatrix(sp.Matrix(block.w_down) * sp.diag(*[1 / x for x in kappas]))
-        err = _max_residual(block, new_up, new_down, m_skip)
-        if err is None or err > 1e-20:
-            return d  # a witness failing its check decides nothing (and signals a bug in the tests)
-        verified = (f"exact: {result.how}; rows μ_i w_i with μ = ({', '.join(sp.sstr(x) for x in result.scales)}), "
-                    f"columns a_i/κ_i; rigorous enclosures of B' − Mx − B at sample points lie within {err:.1e}")
-        step = DerivationStep(f"Exact criterion for these weights: {result.how}. Therefore [{rid}]: these weights "
-                              "are absorbable.", (rid,), kind="conclusion")
-        return replace(d, verdict=Verdict.ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step),
-                       witness=Witness(result.flipped, new_up, new_down, None, verified))
-    if result.found is False and nd.status is HypStatus.PROVED:
-        step = DerivationStep(f"For these nondegenerate weights (checked exactly) the criterion fails: {result.how}. "
-                              f"Therefore [{rid}]: these weights are not absorbable.", (rid,), kind="conclusion")
-        return replace(d, verdict=Verdict.NOT_ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step))
-    reason = (f"the criterion fails ({result.how}), but the weights are degenerate, where it is only sufficient"
-              if result.found is False else f"undecided: {result.how}")
-    step = DerivationStep(f"For these weights {reason}.", (rid,), kind="conclusion")
-    return replace(d, verdict=Verdict.OPEN, scope=Scope.THESE, steps=(*d.steps, step), notes=(*d.notes, reason))
-
-
-def _max_residual(block: Block, new_up: sp.MatrixBase, new_down: sp.MatrixBase, m_skip: sp.MatrixBase) -> float | None:
-    """The largest |B'(x) − Mx − B(x)| over a few rational points, by rigorous enclosures (None: not enclosed)."""
-    from ..analysis.enclosure import NotNumeric, enclose_constant
-
-    expr = block.activation.expr
-    assert isinstance(block.activation, Activation) and block.w_up is not None and block.w_down is not None
-    worst = 0.0
-    d = block.w_up.cols
-    for n in range(6):
-        x = sp.Matrix([sp.Rational((7 * n + 3 * j) % 11 - 5, 3 + j) for j in range(d)])
-
-        def out(up: sp.MatrixBase, down: sp.MatrixBase, x: sp.Matrix) -> sp.Matrix:
-            pre = sp.Matrix(up) * x
-            return sp.Matrix(down) * pre.applyfunc(lambda u: expr.xreplace({Z: u}))
-
-        diff = out(new_up, new_down, x) - sp.Matrix(m_skip) * x - out(block.w_up, block.w_down, x)
-        for e in diff:
-            try:
-                ball = enclose_constant(e, 256)
-            except NotNumeric:
-                return None
-            worst = max(worst, float(abs(ball.value).upper()))
-    return worst
-
-
-def _rank_decision(block: Block, d: Derivation, chosen: Attempt) -> Derivation:
-    from dataclasses import replace
-
-    from sympy.polys.domains import QQ
-    from sympy.polys.matrices import DomainMatrix
-
-    from .skips import skip_matrix
-
-    c = chosen.bindings().get("c")
-    m_skip = skip_matrix(block)
-    if not isinstance(c, sp.Expr) or m_skip is None or block.w_up is None or block.w_down is None:
-        return d
-    a = sp.Matrix(m_skip) + c * sp.Matrix(block.w_down) * sp.Matrix(block.w_up)
-    if not all(x.is_Rational for x in a):
-        return d
-    dm = DomainMatrix.from_Matrix(a).convert_to(QQ)
-    rref, pivots = dm.rref()
-    r = len(pivots)
-    width = int(block.width)
-    rid = d.decided_by or ""
-    if r > width:
-        step = DerivationStep(f"Exactly over $\\mathbb{{Q}}$: $\\operatorname{{rank}}(M + c\\,W_{{\\mathrm{{down}}}}"
-                              f"W_{{\\mathrm{{up}}}}) = {r} > m = {width}$, so by [{rid}] these weights are not "
-                              "absorbable.", (rid,), kind="conclusion")
-        return replace(d, verdict=Verdict.NOT_ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step))
-    f_rows = sp.Matrix(rref.to_Matrix()[:r, :])
-    c_cols = a[:, list(pivots)]
-    dim = a.rows
-    w_up = sp.ImmutableMatrix(sp.Matrix.vstack(f_rows, sp.zeros(width - r, dim)))
-    w_down = sp.ImmutableMatrix(sp.Matrix.hstack(c_cols / c, sp.zeros(dim, width - r)))
-    ok = (c * w_down * w_up - a).is_zero_matrix
-    if not ok:
-        return d
-    verified = ("exact: $c\\,W'_{\\mathrm{down}}W'_{\\mathrm{up}} = M + c\\,W_{\\mathrm{down}}W_{\\mathrm{up}}$ in rational "
-                "arithmetic")
-    step = DerivationStep(f"Exactly over $\\mathbb{{Q}}$: $\\operatorname{{rank}}(M + c\\,W_{{\\mathrm{{down}}}}"
-                          f"W_{{\\mathrm{{up}}}}) = {r} \\le m = {width}$; the rank factorization (pivot columns and "
-                          f"the rows of the reduced echelon form) gives the witness, verified ({verified}). Therefore "
-                          f"[{rid}]: these weights are absorbable.", (rid,), kind="conclusion")
-    w_gate = sp.ImmutableMatrix(sp.zeros(width, dim)) if block.gated else None
-    return replace(d, verdict=Verdict.ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step),
-                   witness=Witness(tuple(int(p) for p in pivots), w_up, w_down, w_gate, verified))
+    return Proof(derivation, chosen, target if isinstance(target, Block) else None)
 
 
 def classify(act: AnyActivation, library: Library | None = None, budget: float | None = DEFAULT_BUDGET) -> Derivation:
@@ -678,26 +462,3 @@ def classify(act: AnyActivation, library: Library | None = None, budget: float |
     block = Block(act.name, act, D, M_WIDTH, Skip("identity"))
     kind = "gated " if isinstance(act, GatedActivation) else ""
     return prove(block, f"classify {kind}{act.name}", library, budget)
-
-
-
-
-#: The inline-weight procedures of the theory layer, keyed by a result's ``concrete`` field (``index-set``
-#: is decided by :mod:`symabsorb.weights.decide`, for inline and file weights alike).
-_PROCEDURES = {"rank": _rank_decision, "rescale": _rescale_decision, "enumerate": _polynomial_odd_decision,
-               "rescale-signed": _rpos_decision}
-
-
-def _span_decision(block: Block, d: Derivation, chosen: Attempt) -> Derivation:
-    from .euler_concrete import span_decision  # Cor. R-log (Euler type)
-
-    return span_decision(block, d, chosen)
-
-
-def _power_decision(block: Block, d: Derivation, chosen: Attempt) -> Derivation:
-    from .euler_concrete import power_decision  # Cor. R-pow (Euler type)
-
-    return power_decision(block, d, chosen)
-
-
-_PROCEDURES.update({"span": _span_decision, "rescale-power": _power_decision})

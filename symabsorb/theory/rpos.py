@@ -13,12 +13,13 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import sympy as sp
 
 from .polyrescale import _point, solve_diagonal
 
-__all__ = ["MAX_RPOS_WIDTH", "RPosResult", "rpos_decide"]
+__all__ = ["MAX_RPOS_WIDTH", "RPosResult", "max_residual", "rpos_decide"]
 
 #: Widths up to which the 2^m sets N are enumerated.
 MAX_RPOS_WIDTH = 10
@@ -111,3 +112,30 @@ def rpos_decide(w_up: sp.MatrixBase, w_down: sp.MatrixBase, skip: sp.MatrixBase,
         return RPosResult(None, how="some solution spaces were searched at finitely many points, none admissible")
     return RPosResult(False, how="for every set N of flipped units the degree-k condition fails exactly or the unique "
                                  "solution D of c W_down D W_up = M violates a sign condition")
+
+
+def max_residual(block: Any, new_up: sp.MatrixBase, new_down: sp.MatrixBase, m_skip: sp.MatrixBase) -> float | None:
+    """The largest |B'(x) − Mx − B(x)| over a few rational points, by rigorous enclosures (None: not enclosed)."""
+    from ..analysis.enclosure import NotNumeric, enclose_constant
+    from ..model.activation import Activation
+    from ..model.functions import Z
+
+    expr = block.activation.expr
+    assert isinstance(block.activation, Activation) and block.w_up is not None and block.w_down is not None
+    worst = 0.0
+    d = block.w_up.cols
+    for n in range(6):
+        x = sp.Matrix([sp.Rational((7 * n + 3 * j) % 11 - 5, 3 + j) for j in range(d)])
+
+        def out(up: sp.MatrixBase, down: sp.MatrixBase, x: sp.Matrix) -> sp.Matrix:
+            pre = sp.Matrix(up) * x
+            return sp.Matrix(down) * pre.applyfunc(lambda u: expr.xreplace({Z: u}))
+
+        diff = out(new_up, new_down, x) - sp.Matrix(m_skip) * x - out(block.w_up, block.w_down, x)
+        for e in diff:
+            try:
+                ball = enclose_constant(e, 256)
+            except NotNumeric:
+                return None
+            worst = max(worst, float(abs(ball.value).upper()))
+    return worst

@@ -19,7 +19,7 @@ from ..theory.skips import skip_matrix
 from .search import SearchResult, exact_search, floor_text
 from .witness import check_witness, flip_witness
 
-__all__ = ["concrete_procedure", "decide_block", "decide_concrete"]
+__all__ = ["concrete_procedure", "decide_block", "float_stack_error", "stack_max_relative_error"]
 
 #: A witness whose numeric check exceeds this is a bug (its condition was checked exactly).
 WITNESS_TOLERANCE = 1e-6
@@ -203,65 +203,3 @@ def _frac(v: Any) -> Any:
     if isinstance(v, Fraction):
         return v
     return Fraction(str(v))
-
-
-def decide_concrete(target: Block | Stack, derivation: Derivation, library: Library,
-                    base_dir: str | None = None) -> Derivation:
-    """Refine ``derivation`` with the weights of ``target`` when it has any (else unchanged)."""
-    if isinstance(target, Block):
-        if target.weights is not None and base_dir is not None:
-            from pathlib import Path
-
-            from .filedecide import decide_file_block
-
-            return decide_file_block(target, Path(base_dir), library).derivation
-        return decide_block(target, derivation, library)[0]
-    concrete = all(b.has_inline_weights or (b.weights is not None and base_dir is not None) for b in target.blocks)
-    if not concrete or not isinstance(target.repeat, int):
-        return derivation
-    from ..theory.prover import prove
-
-    per_block = []
-    originals: list[tuple[Any, Any, Any]] = []
-    for b in target.blocks:
-        if b.has_inline_weights:
-            per_block.append(decide_block(b, prove(b, library=library), library)[0])
-            originals.append((b.w_up, b.w_down, b.w_gate))
-        else:
-            from pathlib import Path
-
-            from .filedecide import decide_file_block
-
-            decision = decide_file_block(b, Path(base_dir or "."), library)
-            per_block.append(decision.derivation)
-            originals.append((decision.weights.w_up, decision.weights.w_down, decision.weights.w_gate))
-    if all(d.verdict is Verdict.ABSORBABLE and d.witness is not None for d in per_block):
-        layers = tuple(d.witness for d in per_block if d.witness is not None)
-        steps = [*derivation.steps[:1]]
-        for b, d in zip(target.blocks, per_block, strict=True):
-            steps.append(DerivationStep(f"Block `{b.name}` is absorbable with these weights by [{d.decided_by}] "
-                                        f"(witness $S = {_fmt_set(d.witness.index_set)}$).",  # type: ignore[union-attr]
-                                        (d.decided_by or "",), kind="argument"))
-        if all(b.has_inline_weights for b in target.blocks):
-            error = stack_max_relative_error(target, layers)
-            how = "50 random points, 40 digits"
-        else:
-            error = float_stack_error(target, originals, layers)
-            how = "1,000 random points, float64"
-        if not error <= WITNESS_TOLERANCE:
-            from .filedecide import WitnessCheckError
-
-            raise WitnessCheckError(f"the composed witnesses of `{target.name}` fail their numeric "
-                                    f"check (max relative error {error:.3g} > {WITNESS_TOLERANCE:g}); no verdict is "
-                                    "given")
-        composition = library.provider("composition")
-        steps.append(DerivationStep(f"By [{composition}], composing the block witnesses absorbs the whole stack "
-                                    f"(checked numerically: max relative error {error:.2e} at {how}).",
-                                    (composition,), kind="conclusion"))
-        return replace(derivation, verdict=Verdict.ABSORBABLE, scope="these weights", decided_by=composition,
-                       source=library.get(composition).source, steps=tuple(steps),
-                       witness=Witness((), None, None, None, f"every block's witness verified; the composition: max "
-                                       f"relative error {error:.2e}", layers),
-                       cited=tuple(dict.fromkeys([*derivation.cited, composition,
-                                                  *(d.decided_by or "" for d in per_block)])))
-    return derivation

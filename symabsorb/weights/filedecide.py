@@ -13,14 +13,14 @@ from ..model.activation import GatedActivation
 from ..model.block import Block
 from ..theory.derivation import Derivation, DerivationStep, Verdict, Witness
 from ..theory.library import Library
-from ..theory.prover import prove
 from ..theory.skips import dim_name, skip_matrix
 from .certify import Certificate, Target, decide_exactly, exact_nondegeneracy, file_digest
 from .floatsearch import FloatSearch, Nondegeneracy, float_nondegeneracy
 from .io import LoadedWeights, load_block_weights
 from .search import floor_text
 
-__all__ = ["FileDecision", "WitnessCheckError", "decide_file_block", "float_max_relative_error"]
+__all__ = ["FileBlock", "FileDecision", "FileState", "WitnessCheckError", "file_prelude", "float_max_relative_error",
+           "index_set_file", "inline_only", "load_file_block"]
 
 #: A witness whose float64 check exceeds this is a bug (the condition was checked exactly).
 WITNESS_TOLERANCE = 1e-6
@@ -157,14 +157,26 @@ def _check_declared_sizes(block: Block, w: LoadedWeights, d: int, m: int) -> Non
                              swapped + f"; for a block that really narrows, declare `dim: {d}`")
 
 
-def decide_file_block(block: Block, base_dir: Path, library: Library) -> FileDecision:
-    """Load, check and decide a block whose weights are in a file.
+@dataclass(frozen=True)
+class FileBlock:
+    """A block whose weights file was read and checked: ``block`` as the spec states it, the loaded
+    weights, the layer's extra tensors (biases, scales), and ``concrete``: the block with the file's
+    sizes and biases, the one the prover proves (once)."""
 
-    The index-set condition is decided exactly on the rationals the floats are (:mod:`.certify`);
-    "absorbable" needs an exactly checked index set and a witness that passes its numeric check,
-    "not absorbable" an exactly checked separating certificate and, where the result needs it,
-    nondegeneracy checked exactly.
-    """
+    block: Block
+    weights: LoadedWeights
+    extras: dict[str, Any]
+    concrete: Block
+
+    @property
+    def projector(self) -> str | None:
+        """A post-LN layer asks P(W_S - T) = 0 (Lemma PN): every exact check then works on the centred condition."""
+        return "centering" if self.concrete.norm == "post-ln" else None
+
+
+def load_file_block(block: Block, base_dir: Path) -> FileBlock:
+    """Read and check the weights file of ``block`` (its shapes, declared sizes, extra tensors): what
+    the answer layer needs before proving the block with the file's dimensions."""
     assert block.weights is not None
     w = load_block_weights(block.weights, base_dir, block.gated)
     m, d = w.w_up.shape
@@ -182,10 +194,30 @@ def decide_file_block(block: Block, base_dir: Path, library: Library) -> FileDec
     from .layers import block_fields, load_layer_extras
 
     extras = load_layer_extras(block, (m, d), base_dir)
-    concrete = replace(block, dim=d_block, width=m, **block_fields(extras))
-    # a post-LN layer asks P(W_S - T) = 0 (Lemma PN): every exact check below then works on the centred condition
-    projector = "centering" if concrete.norm == "post-ln" else None
-    derivation = prove(concrete, library=library)
+    return FileBlock(block, w, extras, replace(block, dim=d_block, width=m, **block_fields(extras)))
+
+
+@dataclass
+class FileState:
+    """A file block's derivation after the steps every procedure shares (the weights described,
+    nondegeneracy checked exactly where the result needs it): ``done`` when that already decided."""
+
+    derivation: Derivation
+    steps: list[DerivationStep]
+    nondeg: Nondegeneracy
+    exact_nd: dict[str, Any] | None
+    done: FileDecision | None = None
+
+
+def file_prelude(derivation: Derivation, fb: FileBlock, library: Library) -> FileState:
+    """The steps of a file block's decision that do not depend on its result's procedure, on the one
+    derivation of ``fb.concrete``: the weights read, exact nondegeneracy where the result needs it
+    (an "impossible (nondegenerate weights)" verdict becomes "not absorbable" with its certificate),
+    the biases named. ``done`` is set unless the derivation is still a condition to decide."""
+    block, w, extras, concrete, projector = fb.block, fb.weights, fb.extras, fb.concrete, fb.projector
+    assert block.weights is not None
+    d = int(w.w_up.shape[1])
+    m = int(w.w_up.shape[0])
     nondeg = float_nondegeneracy(w.w_up, w.w_down)
     steps = list(derivation.steps)
     steps.insert(1, DerivationStep(f"Weights from `{Path(w.file).name}` (tensors `{w.keys[0]}`, `{w.keys[1]}`"
@@ -256,17 +288,37 @@ def decide_file_block(block: Block, base_dir: Path, library: Library) -> FileDec
     derivation = replace(derivation, steps=tuple(steps), notes=tuple(notes), assumptions=tuple(assumptions),
                          necessary=necessary, verdict=verdict, scope=scope)
     c = derivation.condition_constant
+    state = FileState(derivation, steps, nondeg, exact_nd)
     if nd_certificate is not None:
-        return FileDecision(_with_certificate(derivation, nd_certificate), w, nondeg, None, nd_certificate)
-    if derivation.verdict is not Verdict.CONDITIONAL or c is None:
-        return FileDecision(derivation, w, nondeg, None)
+        state.done = FileDecision(_with_certificate(derivation, nd_certificate), w, nondeg, None, nd_certificate)
+    elif derivation.verdict is not Verdict.CONDITIONAL or c is None:
+        state.done = FileDecision(derivation, w, nondeg, None)
+    return state
+
+
+def inline_only(state: FileState, fb: FileBlock) -> FileDecision:
+    """File weights under a procedure that exists for inline exact weights only: the question stays open."""
+    derivation, steps = state.derivation, state.steps
     rid = derivation.decided_by or ""
-    if result is None or result.conclusion.concrete != "index-set":
-        why = (f"the condition of [{rid}] is not the plain index-set condition; symabsorb decides it for inline "
-               "exact weights only")
-        steps.append(DerivationStep(f"So the question stays open for these weights: {why}.", (rid,), kind="conclusion"))
-        return FileDecision(replace(derivation, verdict=Verdict.OPEN, scope="these weights", steps=tuple(steps),
-                                    notes=(*derivation.notes, why)), w, nondeg, None)
+    why = (f"the condition of [{rid}] is not the plain index-set condition; symabsorb decides it for inline "
+           "exact weights only")
+    steps.append(DerivationStep(f"So the question stays open for these weights: {why}.", (rid,), kind="conclusion"))
+    return FileDecision(replace(derivation, verdict=Verdict.OPEN, scope="these weights", steps=tuple(steps),
+                                notes=(*derivation.notes, why)), fb.weights, state.nondeg, None)
+
+
+def index_set_file(state: FileState, fb: FileBlock) -> FileDecision:
+    """The ``index-set`` procedure on file weights: the condition ``W_down[:,S] W_up[S,:] = T`` decided
+    exactly on the rationals the floats are (:mod:`.certify`); "absorbable" needs an exactly checked
+    index set and a witness that passes its numeric check, "not absorbable" an exactly checked
+    separating certificate and, where the result needs it, nondegeneracy checked exactly."""
+    block, w, extras, concrete, projector = fb.block, fb.weights, fb.extras, fb.concrete, fb.projector
+    assert block.weights is not None
+    derivation, steps, nondeg, exact_nd = state.derivation, state.steps, state.nondeg, state.exact_nd
+    necessary = derivation.necessary
+    c = derivation.condition_constant
+    assert c is not None  # file_prelude decided every derivation without a condition constant
+    rid = derivation.decided_by or ""
     target = _target(concrete, c)
     if target is None:
         why = "the target T = -M/(2c) is not rational, so it cannot be compared exactly with the (rational) weights"

@@ -1,0 +1,376 @@
+"""The concrete-weights layer: one derivation, proved once, refined for the block's weights.
+
+The answer layer (:mod:`symabsorb.answer`) proves a block once, with the sizes its weights give (a
+weights file's shapes are read first, :func:`.filedecide.load_file_block`), and hands the
+:class:`~symabsorb.theory.prover.Proof` here with the weights: the spec's inline exact rationals, or a
+file's floats (exact dyadic rationals). The prover never looks at concrete weights.
+
+What is done with the weights depends on one field of the deciding result, ``[conclusion] concrete``
+in its TOML file: :data:`PROCEDURES` maps each value to its procedure, for inline weights and, where
+one exists, for file weights. A new concrete procedure is one entry there (docs/architecture.md,
+"How to add a result"). Before the procedure, the steps every result shares: a verdict "impossible
+(nondegenerate weights)" becomes "not absorbable" for weights whose nondegeneracy is checked exactly
+(inline: by the result's own ``nondegenerate`` hypothesis; files: :func:`.filedecide.file_prelude`).
+Stacks compose their blocks' witnesses (:func:`refine_stack`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import sympy as sp
+
+from ..analysis.budget import DEFAULT_BUDGET
+from ..model.block import Block, Stack
+from ..model.functions import Z
+from ..theory.derivation import Derivation, DerivationStep, HypStatus, Scope, Verdict, Witness
+from ..theory.library import Library
+from ..theory.prover import Attempt, Proof, derive
+from .decide import WITNESS_TOLERANCE, _fmt_set, decide_block, float_stack_error, stack_max_relative_error
+from .filedecide import FileBlock, FileDecision, FileState, file_prelude, index_set_file, inline_only, load_file_block
+
+__all__ = ["MAX_ENUMERATED_WIDTH", "PROCEDURES", "Procedure", "decide", "decide_file", "refine_file",
+           "refine_inline", "refine_stack"]
+
+InlineProcedure = Callable[[Block, Derivation, Attempt, Library], Derivation]
+FileProcedure = Callable[[FileState, FileBlock], FileDecision]
+
+
+@dataclass(frozen=True)
+class Procedure:
+    """How a result's conditional verdict is decided for concrete weights: ``inline`` for the spec's
+    exact rationals (the block the result was applied to, the derivation, the deciding attempt with
+    its bindings, the library); ``file`` for a weights file (None: inline weights only; a file block under it stays
+    open, saying so)."""
+
+    inline: InlineProcedure
+    file: FileProcedure | None = None
+
+
+def refine_inline(proof: Proof, library: Library, *, index_set: bool = True) -> Derivation:
+    """``proof``'s derivation refined for the inline exact weights of the block it was proved for
+    (unchanged without them). ``index_set=False`` leaves an ``index-set`` condition as stated (a stack
+    of one block: its blocks' decisions are composed by :func:`refine_stack`)."""
+    d, chosen, block = proof.derivation, proof.attempt, proof.block
+    if chosen is None or block is None or not block.has_inline_weights:
+        return d
+    if d.verdict is Verdict.IMPOSSIBLE and d.scope == Scope.NONDEGENERATE:
+        nd = next((c for c in chosen.checks if c.name in ("nondegenerate", "gated_nondegenerate")), None)
+        if nd is not None and nd.status is HypStatus.PROVED:
+            step = DerivationStep(f"These weights are nondegenerate (checked exactly), so by [{d.decided_by}] they are "
+                                  "not absorbable.", (d.decided_by or "",), kind="conclusion")
+            return replace(d, verdict=Verdict.NOT_ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step))
+    name = chosen.result.conclusion.concrete or ""
+    procedure = PROCEDURES.get(name)
+    if d.verdict is Verdict.CONDITIONAL and procedure is not None and (index_set or name != "index-set"):
+        return procedure.inline(block, d, chosen, library)
+    return d
+
+
+def refine_file(proof: Proof, fb: FileBlock, library: Library) -> FileDecision:
+    """``proof`` (of ``fb.concrete``: the block with the file's sizes) refined for the file's weights."""
+    state = file_prelude(proof.derivation, fb, library)
+    if state.done is not None:
+        return state.done
+    result = library.results.get(state.derivation.decided_by or "")
+    procedure = PROCEDURES.get(result.conclusion.concrete or "") if result is not None else None
+    if procedure is None or procedure.file is None:
+        return inline_only(state, fb)
+    return procedure.file(state, fb)
+
+
+def decide_file(block: Block, base_dir: Path, library: Library, query: str = "",
+                budget: float | None = DEFAULT_BUDGET) -> FileDecision:
+    """Read the weights file of ``block``, prove the block once with the file's sizes, refine for the weights."""
+    fb = load_file_block(block, base_dir)
+    return refine_file(derive(fb.concrete, query, library, budget), fb, library)
+
+
+def decide(target: Block | Stack, library: Library, base_dir: str | None = None, query: str = "",
+           budget: float | None = DEFAULT_BUDGET) -> Derivation:
+    """``target`` proved once and decided for its weights: a file's when it names one and ``base_dir``
+    is given (the file's derivation is proved with the query left to its default), else inline ones;
+    without weights, the derivation for arbitrary weights."""
+    if isinstance(target, Block) and target.weights is not None and base_dir is not None:
+        return decide_file(target, Path(base_dir), library).derivation
+    proof = derive(target, query, library, budget)
+    if isinstance(target, Block):
+        return refine_inline(proof, library)
+    # a stack of one block is proved as that block; its condition is left to the composition below
+    return refine_stack(target, refine_inline(proof, library, index_set=False), library, base_dir)
+
+
+def refine_stack(target: Stack, derivation: Derivation, library: Library, base_dir: str | None = None) -> Derivation:
+    """A stack whose every block has weights: each block decided on its own (proved once), and, when
+    every one is absorbable, the composition of their witnesses (cites the result providing
+    ``composition``); else ``derivation`` unchanged."""
+    concrete = all(b.has_inline_weights or (b.weights is not None and base_dir is not None) for b in target.blocks)
+    if not concrete or not isinstance(target.repeat, int):
+        return derivation
+    per_block = []
+    originals: list[tuple[Any, Any, Any]] = []
+    for b in target.blocks:
+        if b.has_inline_weights:
+            per_block.append(refine_inline(derive(b, library=library), library))
+            originals.append((b.w_up, b.w_down, b.w_gate))
+        else:
+            decision = decide_file(b, Path(base_dir or "."), library)
+            per_block.append(decision.derivation)
+            originals.append((decision.weights.w_up, decision.weights.w_down, decision.weights.w_gate))
+    if all(d.verdict is Verdict.ABSORBABLE and d.witness is not None for d in per_block):
+        layers = tuple(d.witness for d in per_block if d.witness is not None)
+        steps = [*derivation.steps[:1]]
+        for b, d in zip(target.blocks, per_block, strict=True):
+            steps.append(DerivationStep(f"Block `{b.name}` is absorbable with these weights by [{d.decided_by}] "
+                                        f"(witness $S = {_fmt_set(d.witness.index_set)}$).",  # type: ignore[union-attr]
+                                        (d.decided_by or "",), kind="argument"))
+        if all(b.has_inline_weights for b in target.blocks):
+            error = stack_max_relative_error(target, layers)
+            how = "50 random points, 40 digits"
+        else:
+            error = float_stack_error(target, originals, layers)
+            how = "1,000 random points, float64"
+        if not error <= WITNESS_TOLERANCE:
+            from .filedecide import WitnessCheckError
+
+            raise WitnessCheckError(f"the composed witnesses of `{target.name}` fail their numeric "
+                                    f"check (max relative error {error:.3g} > {WITNESS_TOLERANCE:g}); no verdict is "
+                                    "given")
+        composition = library.provider("composition")
+        steps.append(DerivationStep(f"By [{composition}], composing the block witnesses absorbs the whole stack "
+                                    f"(checked numerically: max relative error {error:.2e} at {how}).",
+                                    (composition,), kind="conclusion"))
+        return replace(derivation, verdict=Verdict.ABSORBABLE, scope="these weights", decided_by=composition,
+                       source=library.get(composition).source, steps=tuple(steps),
+                       witness=Witness((), None, None, None, f"every block's witness verified; the composition: max "
+                                       f"relative error {error:.2e}", layers),
+                       cited=tuple(dict.fromkeys([*derivation.cited, composition,
+                                                  *(d.decided_by or "" for d in per_block)])))
+    return derivation
+
+
+#: Index sets are enumerated exactly for R-polynomial-odd up to this width.
+MAX_ENUMERATED_WIDTH = 12
+
+
+def _identity_state(entries: sp.MatrixBase, xs: list[sp.Symbol]) -> bool | None:
+    """Whether a vector of polynomials in ``xs`` is identically zero: True (every coefficient proved
+    0), False (some coefficient proved nonzero), None (undecided)."""
+    from ..analysis.identity import exact_sign, prove_zero
+
+    undecided = False
+    for e in entries:
+        expanded = sp.expand(e)
+        if expanded == 0:
+            continue
+        for c in sp.Poly(expanded, *xs).coeffs():
+            sign = exact_sign(c)
+            if sign not in (0, None):
+                return False
+            if sign is None and not prove_zero(c):
+                undecided = True
+    return None if undecided else True
+
+
+def _polynomial_odd_decision(block: Block, d: Derivation, chosen: Attempt, library: Library) -> Derivation:
+    """Enumerate S exactly: Σ_{i∈S} a_i·2o(w_i·x) ≡ −Mx as a polynomial identity (rational weights)."""
+    from dataclasses import replace
+    from itertools import combinations
+
+    from ..theory.skips import skip_matrix
+
+    o2 = chosen.bindings().get("o2")
+    m_skip = skip_matrix(block)
+    nd = next((c for c in chosen.checks if c.name == "nondegenerate"), None)
+    if not isinstance(o2, sp.Expr) or m_skip is None or block.w_up is None or block.w_down is None or nd is None:
+        return d
+    width = block.w_up.rows
+    if width > MAX_ENUMERATED_WIDTH or not all(x.is_Rational for x in (*block.w_up, *block.w_down, *m_skip)):
+        return d
+    xs = sp.Matrix(sp.symbols(f"x0:{block.w_up.cols}"))
+    terms = [sp.Matrix(block.w_down[:, i]) * sp.expand(o2.xreplace({Z: (sp.Matrix(block.w_up[i, :]) * xs)[0]}))
+             for i in range(width)]
+    target = -sp.Matrix(m_skip) * xs
+    rid = d.decided_by or ""
+    undecided = False
+    for size in range(width + 1):
+        for subset in combinations(range(width), size):
+            total = sp.zeros(target.rows, 1)
+            for i in subset:
+                total += terms[i]
+            state = _identity_state(total - target, list(xs))
+            if state is None:
+                undecided = True  # neither proved nor refuted: this subset may work
+                continue
+            if state:
+                w_up = sp.Matrix(block.w_up)
+                for i in subset:
+                    w_up[i, :] = -w_up[i, :]
+                verified = ("exact: $\\sum_{i \\in S} a_i\\,2o(w_i^\\top x) + Mx$ expands to $0$, and "
+                            "$\\sigma(-t) = \\sigma(t) - 2o(t)$")
+                shown = "\\{" + ", ".join(map(str, subset)) + "\\}"
+                step = DerivationStep(f"Exact enumeration of the $2^{{{width}}}$ index sets: $S = {shown}$ satisfies "
+                                      f"the condition ({verified}). Therefore [{rid}]: these weights are absorbable "
+                                      "(negate the rows $S$ of $W_{\\mathrm{up}}$).", (rid,), kind="conclusion")
+                return replace(d, verdict=Verdict.ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step),
+                               witness=Witness(subset, sp.ImmutableMatrix(w_up), block.w_down, None, verified))
+    if undecided:
+        step = DerivationStep(f"Exact enumeration of the $2^{{{width}}}$ index sets: for some of them a coefficient of "
+                              "the condition could be neither proved zero nor proved nonzero, so these weights are "
+                              "not decided beyond the condition above.", (rid,), kind="argument")
+        return replace(d, steps=(*d.steps, step))
+    if nd.status is HypStatus.PROVED:
+        step = DerivationStep(f"Exact enumeration of the $2^{{{width}}}$ index sets: none satisfies the condition, which "
+                              f"is necessary for nondegenerate weights (checked exactly). Therefore [{rid}]: these "
+                              "weights are not absorbable.", (rid,), kind="conclusion")
+        return replace(d, verdict=Verdict.NOT_ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step))
+    return d
+
+
+def _rescale_decision(block: Block, d: Derivation, chosen: Attempt, library: Library) -> Derivation:
+    from dataclasses import replace
+
+    from ..theory.polyrescale import rescale_witness
+    from ..theory.skips import skip_matrix
+
+    b = chosen.bindings()
+    c, k, q = b.get("c"), b.get("k"), b.get("q")
+    m_skip = skip_matrix(block)
+    if not (isinstance(c, sp.Expr) and isinstance(k, sp.Integer) and isinstance(q, sp.Expr)) or m_skip is None \
+            or block.w_up is None or block.w_down is None:
+        return d
+    result = rescale_witness(block.w_up, block.w_down, m_skip, c, int(k), q.coeff(Z, int(k)))
+    rid = d.decided_by or ""
+    if result.found:
+        verified = f"exact: {result.how}"
+        step = DerivationStep(f"Exact linear feasibility for these weights: {result.how}. Therefore [{rid}]: these "
+                              "weights are absorbable (rows $\\lambda_i w_i$, columns $a_i\\lambda_i^{-k}$).", (rid,),
+                              kind="conclusion")
+        return replace(d, verdict=Verdict.ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step),
+                       witness=Witness((), result.w_up, result.w_down, None, verified))
+    reason = (f"the rescaling condition fails ({result.how}); it is only sufficient, so the question stays open"
+              if result.found is False else f"no admissible D was found ({result.how})")
+    step = DerivationStep(f"For these weights {reason}.", (rid,), kind="conclusion")
+    return replace(d, verdict=Verdict.OPEN, scope=Scope.THESE, steps=(*d.steps, step), notes=(*d.notes, reason))
+
+
+def _rpos_decision(block: Block, d: Derivation, chosen: Attempt, library: Library) -> Derivation:
+    """Cor. R-pos on inline weights: the exact criterion (theory/rpos.py); the witness (rows μ_i w_i,
+    columns a_i/κ_i) is also checked by rigorous enclosures at sample points."""
+    from dataclasses import replace
+
+    from ..theory.rpos import max_residual, rpos_decide
+    from ..theory.skips import skip_matrix
+
+    b = chosen.bindings()
+    c, k, a, bb = b.get("c_rpos"), b.get("k"), b.get("A"), b.get("B")
+    nd = next((x for x in chosen.checks if x.name == "nondegenerate"), None)
+    m_skip = skip_matrix(block)
+    if not all(isinstance(v, sp.Expr) for v in (c, k, a, bb)) or m_skip is None or block.w_up is None \
+            or block.w_down is None or nd is None:
+        return d
+    assert isinstance(c, sp.Expr) and isinstance(k, sp.Expr) and isinstance(a, sp.Expr) and isinstance(bb, sp.Expr)
+    kk = int(k)
+    result = rpos_decide(block.w_up, block.w_down, m_skip, c, kk, a + bb)
+    rid = d.decided_by or ""
+    if result.found:
+        kappas = [(-1 if (kk % 2 == 0 and mu < 0) else 1) * abs(mu) ** kk for mu in result.scales]
+        new_up = sp.ImmutableMatrix(sp.diag(*result.scales) * sp.Matrix(block.w_up))
+        new_down = sp.ImmutableMatrix(sp.Matrix(block.w_down) * sp.diag(*[1 / x for x in kappas]))
+        err = max_residual(block, new_up, new_down, m_skip)
+        if err is None or err > 1e-20:
+            return d  # a witness failing its check decides nothing (and signals a bug in the tests)
+        verified = (f"exact: {result.how}; rows μ_i w_i with μ = ({', '.join(sp.sstr(x) for x in result.scales)}), "
+                    f"columns a_i/κ_i; rigorous enclosures of B' − Mx − B at sample points lie within {err:.1e}")
+        step = DerivationStep(f"Exact criterion for these weights: {result.how}. Therefore [{rid}]: these weights "
+                              "are absorbable.", (rid,), kind="conclusion")
+        return replace(d, verdict=Verdict.ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step),
+                       witness=Witness(result.flipped, new_up, new_down, None, verified))
+    if result.found is False and nd.status is HypStatus.PROVED:
+        step = DerivationStep(f"For these nondegenerate weights (checked exactly) the criterion fails: {result.how}. "
+                              f"Therefore [{rid}]: these weights are not absorbable.", (rid,), kind="conclusion")
+        return replace(d, verdict=Verdict.NOT_ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step))
+    reason = (f"the criterion fails ({result.how}), but the weights are degenerate, where it is only sufficient"
+              if result.found is False else f"undecided: {result.how}")
+    step = DerivationStep(f"For these weights {reason}.", (rid,), kind="conclusion")
+    return replace(d, verdict=Verdict.OPEN, scope=Scope.THESE, steps=(*d.steps, step), notes=(*d.notes, reason))
+
+
+def _rank_decision(block: Block, d: Derivation, chosen: Attempt, library: Library) -> Derivation:
+    from dataclasses import replace
+
+    from sympy.polys.domains import QQ
+    from sympy.polys.matrices import DomainMatrix
+
+    from ..theory.skips import skip_matrix
+
+    c = chosen.bindings().get("c")
+    m_skip = skip_matrix(block)
+    if not isinstance(c, sp.Expr) or m_skip is None or block.w_up is None or block.w_down is None:
+        return d
+    a = sp.Matrix(m_skip) + c * sp.Matrix(block.w_down) * sp.Matrix(block.w_up)
+    if not all(x.is_Rational for x in a):
+        return d
+    dm = DomainMatrix.from_Matrix(a).convert_to(QQ)
+    rref, pivots = dm.rref()
+    r = len(pivots)
+    width = int(block.width)
+    rid = d.decided_by or ""
+    if r > width:
+        step = DerivationStep(f"Exactly over $\\mathbb{{Q}}$: $\\operatorname{{rank}}(M + c\\,W_{{\\mathrm{{down}}}}"
+                              f"W_{{\\mathrm{{up}}}}) = {r} > m = {width}$, so by [{rid}] these weights are not "
+                              "absorbable.", (rid,), kind="conclusion")
+        return replace(d, verdict=Verdict.NOT_ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step))
+    f_rows = sp.Matrix(rref.to_Matrix()[:r, :])
+    c_cols = a[:, list(pivots)]
+    dim = a.rows
+    w_up = sp.ImmutableMatrix(sp.Matrix.vstack(f_rows, sp.zeros(width - r, dim)))
+    w_down = sp.ImmutableMatrix(sp.Matrix.hstack(c_cols / c, sp.zeros(dim, width - r)))
+    ok = (c * w_down * w_up - a).is_zero_matrix
+    if not ok:
+        return d
+    verified = ("exact: $c\\,W'_{\\mathrm{down}}W'_{\\mathrm{up}} = M + c\\,W_{\\mathrm{down}}W_{\\mathrm{up}}$ in rational "
+                "arithmetic")
+    step = DerivationStep(f"Exactly over $\\mathbb{{Q}}$: $\\operatorname{{rank}}(M + c\\,W_{{\\mathrm{{down}}}}"
+                          f"W_{{\\mathrm{{up}}}}) = {r} \\le m = {width}$; the rank factorization (pivot columns and "
+                          f"the rows of the reduced echelon form) gives the witness, verified ({verified}). Therefore "
+                          f"[{rid}]: these weights are absorbable.", (rid,), kind="conclusion")
+    w_gate = sp.ImmutableMatrix(sp.zeros(width, dim)) if block.gated else None
+    return replace(d, verdict=Verdict.ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step),
+                   witness=Witness(tuple(int(p) for p in pivots), w_up, w_down, w_gate, verified))
+
+
+def _span_decision(block: Block, d: Derivation, chosen: Attempt, library: Library) -> Derivation:
+    """Cor. R-log (Euler type), inline exact weights only: :func:`symabsorb.theory.euler_concrete.span_decision`."""
+    from ..theory.euler_concrete import span_decision
+
+    return span_decision(block, d, chosen)
+
+
+def _power_decision(block: Block, d: Derivation, chosen: Attempt, library: Library) -> Derivation:
+    """Cor. R-pow (Euler type), inline exact weights only: :func:`symabsorb.theory.euler_concrete.power_decision`."""
+    from ..theory.euler_concrete import power_decision
+
+    return power_decision(block, d, chosen)
+
+
+def _index_set_inline(block: Block, d: Derivation, chosen: Attempt, library: Library) -> Derivation:
+    """``index-set`` on inline weights: :func:`.decide.decide_block` (exact search over Q)."""
+    return decide_block(block, d, library)[0]
+
+
+#: The concrete-weight procedures, keyed by a result's ``concrete`` field (the only switch).
+#: ``rank``, ``rescale``, ``enumerate``, ``rescale-signed``, ``span`` and ``rescale-power`` exist for inline exact
+#: weights only.
+PROCEDURES: dict[str, Procedure] = {
+    "index-set": Procedure(_index_set_inline, index_set_file),
+    "rank": Procedure(_rank_decision),
+    "rescale": Procedure(_rescale_decision),
+    "enumerate": Procedure(_polynomial_odd_decision),
+    "rescale-signed": Procedure(_rpos_decision),
+    "span": Procedure(_span_decision),
+    "rescale-power": Procedure(_power_decision),
+}
