@@ -150,11 +150,11 @@ block degen { activation: tl dim: 2 width: 2 W_up: [[1, 0], [2, 0]] W_down: [[1,
 
 
 def _decide(name: str):  # type: ignore[no-untyped-def]
-    from symabsorb.theory.prover import prove
-    from symabsorb.weights.decide import decide_block
+    from symabsorb.theory.library import default_library
+    from symabsorb.weights.concrete import decide
 
     block = {b.name: b for b in resolve_text(SPEC).blocks}[name]
-    return decide_block(block, prove(block))[0]
+    return decide(block, default_library())
 
 
 @pytest.mark.parametrize("name, verdict, by", [
