@@ -122,8 +122,9 @@ def test_biased_flip_criterion(act: str) -> None:
     assert d.necessary == "proved" and d.condition_constant is not None
 
 
-@pytest.mark.parametrize("act", ["mish", "elu", "selu"])
+@pytest.mark.parametrize("act", ["mish"])
 def test_biased_without_a_proved_criterion_is_open(act: str) -> None:
+    # Mish: Sym_aff(σ) is not computed (its slope at −∞ is not proved), so Cor. R-aff-0 does not apply
     assert _prove(f"block b {{ activation: {act} bias: true }}").verdict is Verdict.OPEN
 
 

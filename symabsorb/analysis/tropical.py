@@ -21,7 +21,7 @@ from ..model.functions import Z
 from .growth import size_at_infinity
 from .piecewise import piecewise_form
 
-__all__ = ["Slope", "slope_at_infinity"]
+__all__ = ["Asymptote", "Slope", "asymptote_at_infinity", "slope_at_infinity"]
 
 #: Far-out points (powers of two) at which σ(s)/s is enclosed to propose a slope.
 _FAR = (2**40, 2**80)
@@ -118,3 +118,48 @@ def slope_at_infinity(expr: sp.Expr, direction: int) -> Slope:
     alpha = beta * direction
     return Slope(direction, alpha, f"σ(s) − {sp.sstr(alpha)}·s = o(|s|) at {end}, proved by the bound rules "
                  "(after exact rewritings: erf = 1 − erfc, tanh u = 1 − 2/(1 + exp(2u)), log(1 + exp u) = u + log(1 + exp(−u)))")
+
+
+@dataclass(frozen=True)
+class Asymptote:
+    """``σ(s) − (slope·s + intercept) → 0`` as ``s → direction·∞`` (both exact; None: not proved), and how."""
+
+    direction: int
+    slope: sp.Expr | None
+    intercept: sp.Expr | None
+    how: str
+
+
+def _vanishing(e: sp.Expr) -> bool:
+    """``e → 0`` as ``z → +∞`` (``e = o(1)``), proved by the bound calculus."""
+    try:
+        size = size_at_infinity(e)
+    except (TypeError, ValueError, RecursionError, ZeroDivisionError):
+        return False
+    return size is not None and size.up is not None and size.up < (Fraction(0), Fraction(0))
+
+
+@functools.lru_cache(maxsize=512)
+def asymptote_at_infinity(expr: sp.Expr, direction: int) -> Asymptote:
+    """The asymptote of σ at ``direction·∞``: the slope of :func:`slope_at_infinity` and an exact
+    intercept ``β``, proved by writing ``σ(d·t) − α·d·t`` (or an exact rewriting of it) as a constant
+    ``β`` plus terms whose sum the bound calculus proves ``o(1)``. Numbers never decide."""
+    end = "+∞" if direction > 0 else "−∞"
+    slope = slope_at_infinity(expr, direction)
+    if slope.value is None:
+        return Asymptote(direction, None, None, slope.how)
+    form = piecewise_form(expr)
+    assert form is not None  # slope_at_infinity has read it
+    piece = form.pieces[-1].expr if direction > 0 else form.pieces[0].expr
+    g = sp.expand(piece.xreplace({Z: direction * Z}) - slope.value * direction * Z)  # σ(d·t) − α·d·t
+    for e in _rewrites(g):
+        terms = sp.Add.make_args(sp.expand(e))
+        beta = sp.Add(*(t for t in terms if not t.has(Z)))
+        rest = sp.Add(*(t for t in terms if t.has(Z)))
+        if beta.free_symbols or not (rest == 0 or _vanishing(rest)):
+            continue
+        return Asymptote(direction, slope.value, beta, f"σ(s) − ({sp.sstr(slope.value)}·s + {sp.sstr(beta)}) → 0 at "
+                         f"{end} (the remainder {sp.sstr(rest)} of σ(s) − {sp.sstr(slope.value)}·s is o(1) by the bound "
+                         "rules)" if rest != 0 else f"σ is {sp.sstr(piece)} near {end}")
+    return Asymptote(direction, slope.value, None, f"no exact intercept of σ at {end}: σ(s) − {sp.sstr(slope.value)}·s "
+                     "is not proved to be a constant plus o(1)")

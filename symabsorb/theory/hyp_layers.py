@@ -46,6 +46,33 @@ def _tropical_slopes(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
                   bindings={"alpha_plus": plus.value, "alpha_minus": minus.value})
 
 
+@hypothesis("sym_aff_constant",
+            "`Sym_aff(σ)` proved exactly (Lemma A with exact asymptotes, `analysis/symaff.py`) and every remainder "
+            "`σ(s) − σ(μs + ν)/κ` a constant (e.g. `Sym_aff(σ) = {(1, 0, 1)}`)")
+def _sym_aff_constant(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    from ..analysis.symaff import affine_symmetry
+
+    block = s.the_block
+    statement = ("$\\mathrm{Sym}_{\\mathrm{aff}}(\\sigma)$ is proved exactly and every remainder "
+                 "$\\sigma(s) - \\sigma(\\mu s + \\nu)/\\kappa$ is a constant")
+    if block.gated:
+        return simple("sym_aff_constant", HypStatus.REFUTED, statement, "the block is gated")
+    act = block.ungated_activation
+    assert act is not None
+    fact = affine_symmetry(act.expr)
+    if not fact.evidence.proved:
+        return simple("sym_aff_constant", HypStatus.UNKNOWN, statement,
+                      f"Sym_aff(σ) not decided: {fact.evidence.reason}", evidence=(("Sym_aff(σ)", fact.evidence),))
+    shown = ", ".join(e.describe() for e in fact.elements)
+    if not fact.constant_remainders:
+        return simple("sym_aff_constant", HypStatus.REFUTED, statement,
+                      f"Sym_aff(σ) = {{{shown}}} has a remainder that is not a constant",
+                      evidence=(("Sym_aff(σ)", fact.evidence),))
+    return simple("sym_aff_constant", HypStatus.PROVED, statement.split(" is proved")[0]
+                  + f" is {{{shown}}} (proved exactly), every remainder a constant",
+                  evidence=(("Sym_aff(σ)", fact.evidence),))
+
+
 def _norm_name(block: Any) -> str:
     return "LayerNorm" if block.norm.endswith("-ln") else "RMSNorm"
 
