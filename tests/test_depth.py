@@ -137,3 +137,14 @@ def test_the_norm_route_is_a_rigorous_bound() -> None:
                       sp.ImmutableMatrix(w))
         assert certify_h(block, sp.Integer(1), [0])[0] is HypStatus.PROVED
     assert certified >= 3
+
+
+def test_a_hyper_connection_stack_is_not_decided_by_d1() -> None:
+    spec = """
+block h { activation: relu dim: 1 width: 1 skip: hyper(n: 2, mix: [[1, 1], [0, 1]]) W_up: [[1, 0]] W_down: [[1], [0]] }
+block h2 { activation: relu dim: 1 width: 1 skip: hyper(n: 2, mix: [[2, 0], [0, 2]]) W_up: [[0, 1]] W_down: [[0], [1]] }
+stack hs = [h, h2]
+"""
+    (stack,) = resolve_text(spec).stacks
+    d = prove(stack)
+    assert d.decided_by != "thm-D1"
