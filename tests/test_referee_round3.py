@@ -362,3 +362,19 @@ def test_width_of_degenerate_file_weights(tmp_path) -> None:  # type: ignore[no-
     (r,) = api.prove(spec, budget=BUDGET).results
     assert r.verdict in ("absorbable", "open")
     assert "=" not in (r.condition or "").replace("<=", "") and not re.match(r"\S+ <= w", r.condition or "")
+
+
+def test_width_of_a_linear_post_ln_block() -> None:
+    """sigma = 2z, post-LN, M = I, W_up = e1', W_down = e1: LN(x + B(x)) = LN(3x1, x2) needs only
+    P(B'(x)) = P diag(3, 1) x, of rank 1 (one unit, v = (3/2, -1/2), b = (1, -1)/2). Was 'w* = 2'
+    (the rank of M + c W_down W_up without P). Post-RMSNorm is the ordinary question: rank 2."""
+    got = _verdicts("""
+activation lin(z) = 2*z
+block lpln { activation: lin dim: 2 width: 1 W_up: [[1,0]] W_down: [[1],[0]] norm: post-ln }
+block lprms { activation: lin dim: 2 width: 1 W_up: [[1,0]] W_down: [[1],[0]] norm: post-rms }
+width lpln
+width lprms
+absorb lpln
+""")
+    assert got["width lpln"][0] == "absorbable" and got["width lpln"][2] == "w* = 1"
+    assert got["width lprms"][2] == "w* = 2" and got["absorb lpln"][0] == "absorbable"

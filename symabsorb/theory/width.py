@@ -150,7 +150,15 @@ def _linear_rank(block: Block, subject: Subject) -> int | None:
     m_skip = skip_matrix(block)
     if lin.status is not HypStatus.PROVED or c is None or m_skip is None or block.w_up is None or block.w_down is None:
         return None
-    return exact_rank(sp.Matrix(m_skip) + c * sp.Matrix(block.w_down) * sp.Matrix(block.w_up))
+    linear = sp.Matrix(m_skip) + c * sp.Matrix(block.w_down) * sp.Matrix(block.w_up)
+    if block.question.norm == "post-ln":
+        # Lemma PN: LN(u) = LN(v) iff u - v is constant across coordinates, so only P(M + cW_down W_up) must be
+        # matched, P = I - 11^T/d (its rank can be one less; referee round 3)
+        d = linear.rows
+        linear = (sp.eye(d) - sp.ones(d, d) / d) * linear
+    elif block.question.norm != "none" and block.question.norm != "post-rms":
+        return None
+    return exact_rank(linear)
 
 
 def width_derivation(block: Block, base: Derivation, query: str, budget: float | None = DEFAULT_BUDGET,
