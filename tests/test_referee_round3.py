@@ -378,3 +378,45 @@ absorb lpln
 """)
     assert got["width lpln"][0] == "absorbable" and got["width lpln"][2] == "w* = 1"
     assert got["width lprms"][2] == "w* = 2" and got["absorb lpln"][0] == "absorbable"
+
+
+AFFINE = """
+activation e1(z) = elu(z - 1)
+activation e2(z) = elu(z) + 1/(1 + z^2)
+activation rg(z) = max(0, z) + exp(-z^2)
+activation r1(z) = max(0, z - 1)
+activation e4(z) = if z >= 0 then z + exp(-z) - 1 else exp(z) - 1
+activation ea(z) = elu(z) + abs(z - 2)/10^20
+activation rt(z) = max(0, z) + tanh(z)
+block b1 { activation: e1 dim: 2 bias: true }
+block b2 { activation: e2 dim: 2 bias: true }
+block b3 { activation: rg dim: 2 bias: true }
+block b4 { activation: r1 dim: 2 bias: true }
+block b8 { activation: e4 dim: 2 bias: true }
+block b10 { activation: ea dim: 2 bias: true }
+block b12 { activation: elu dim: 2 absorber_bias: true }
+block b13 { activation: elu dim: 2 width: 2 W_up: [[1,0],[1,0]] W_down: [[1,-1],[0,0]] bias: true }
+block b14 { activation: rt dim: 2 bias: true }
+absorb b1
+absorb b2
+absorb b3
+absorb b4
+absorb b8
+absorb b10
+absorb b12
+absorb b13
+absorb b14
+"""
+
+
+def test_lemma_a_and_r_aff_0() -> None:
+    """Lemma A re-derived (kappa = |mu|, nu = (1 - mu)s*). elu(z - 1), elu + 1/(1 + z^2), relu + tanh
+    (s* = -2, one kink at 0): Sym_aff trivial, R-aff-0. relu + Gaussian and the odd-part-z ELU-like e4:
+    s* = 0, Sym = {(+-1, 1)}, remainder t: W_S = -M (R-aff-1). relu(z - 1) (its kink is its hinge), two
+    kinks, degenerate rows: open."""
+    got = {k.removeprefix("absorb "): v[:2] for k, v in _verdicts(AFFINE).items()}
+    for name in ("b1", "b2", "b12", "b14"):
+        assert got[name] == ("impossible", "Cor. R-aff-0"), name
+    assert got["b3"] == ("conditional", "Cor. R-aff-1") and got["b8"] == ("conditional", "Cor. R-aff-1")
+    for name in ("b4", "b10", "b13"):
+        assert got[name][0] == "open", name
