@@ -92,8 +92,21 @@ class _Flint:
     def augmented(self, rows: list[list[Fraction]], rhs: list[Fraction]) -> tuple[Any, Any, Any]:
         f = self.flint
         conv = [[f.fmpq(x.numerator, x.denominator) for x in r] for r in rows]
+        return self._augmented(conv, rhs)
+
+    def _augmented(self, conv: list[list[Any]], rhs: list[Fraction]) -> tuple[Any, Any, Any]:
+        f = self.flint
         t = [f.fmpq(x.numerator, x.denominator) for x in rhs]
         return f.fmpq_mat(conv), f.fmpq_mat([[x] for x in t]), f.fmpq_mat([[*r, x] for r, x in zip(conv, t, strict=True)])
+
+    def outer_system(self, a: list[list[Fraction]], b: list[list[Fraction]], rhs: list[Fraction], d: int,
+                     m: int) -> tuple[Any, Any, Any]:
+        """The system Σ_j c_j vec(a_j b_jᵀ) = rhs, its products taken in fmpq (the same exact values as
+        :meth:`augmented` of the Fraction products, without a Python gcd per product)."""
+        f = self.flint
+        fa = [[f.fmpq(x.numerator, x.denominator) for x in row] for row in a]
+        fb = [[f.fmpq(x.numerator, x.denominator) for x in row] for row in b]
+        return self._augmented([[fa[j][i] * fb[j][k] for j in range(m)] for i in range(d) for k in range(d)], rhs)
 
     def rref(self, m: Any) -> tuple[Any, int]:
         return m.rref()
@@ -137,6 +150,10 @@ class _Domain:
     def augmented(self, rows: list[list[Fraction]], rhs: list[Fraction]) -> tuple[Any, Any, Any]:
         system, t_col = self.matrix(rows), self.matrix([[x] for x in rhs])
         return system, t_col, system.hstack(t_col)
+
+    def outer_system(self, a: list[list[Fraction]], b: list[list[Fraction]], rhs: list[Fraction], d: int,
+                     m: int) -> tuple[Any, Any, Any]:
+        return self.augmented([[a[j][i] * b[j][k] for j in range(m)] for i in range(d) for k in range(d)], rhs)
 
 
 def _backend() -> _Flint | _Domain:
@@ -199,6 +216,11 @@ def _pivot_rows(backend: _Flint | _Domain, red: Any, rank: int, ncols: int) -> t
     return rows, pivots
 
 
+def _pivots(backend: _Flint | _Domain, red: Any, rank: int, ncols: int) -> list[int]:
+    """The pivot columns of a reduced echelon form, without converting its rows (see :func:`_pivot_rows`)."""
+    return [next(j for j in range(ncols) if backend.entry(red, i, j) != 0) for i in range(rank)]
+
+
 #: Above this many bits in the common denominators of the weights, the exact normal equations of the
 #: least-squares floor can take seconds in one uninterruptible call (a budget could not stop it).
 EXACT_RESIDUAL_BITS = 4096
@@ -246,12 +268,12 @@ def _residual_lower(backend: _Flint | _Domain, system: Any, t_col: Any, independ
     # least-squares residual: ‖t‖² − (Aᵀt)·c* for any solution c* of the normal equations
     at = backend.transpose(system)
     normal, nrank = backend.rref(backend.hstack(at * system, at * t_col))
-    nrows, npivots = _pivot_rows(backend, normal, nrank, m + 1)
+    npivots = _pivots(backend, normal, nrank, m + 1)
     atb = at * t_col
     c_ls = [Fraction(0)] * m
-    for r, p in zip(nrows, npivots, strict=True):
+    for i, p in enumerate(npivots):
         if p < m:
-            c_ls[p] = r[m]
+            c_ls[p] = backend.entry(normal, i, m)
     return max(norm2 - sum((backend.entry(atb, j, 0) * c_ls[j] for j in range(m)), Fraction(0)), Fraction(0))
 
 
@@ -334,10 +356,9 @@ def exact_search(w_up: sp.MatrixBase, w_down: sp.MatrixBase, target: sp.MatrixBa
                             f"{{{', '.join(map(str, quick))}}}, and W_down[:,S] W_up[S,:] = T holds exactly in "
                             "rational arithmetic", Fraction(0), norm2, "float64 guess, exact rational check")
     backend = _backend()
-    system, t_col, aug = backend.augmented([[a[j][i] * b[j][k] for j in range(m)] for i in range(d) for k in range(d)],
-                                           rhs)
+    system, t_col, aug = backend.outer_system(a, b, rhs, d, m)
     red, rank = backend.rref(aug)
-    rows, pivots = _pivot_rows(backend, red, rank, m + 1)
+    pivots = _pivots(backend, red, rank, m + 1)
     # A consistent system has least-squares residual 0; an inconsistent one gets a certified lower bound
     residual = Fraction(0) if m not in pivots else _residual_lower(backend, system, t_col, [p for p in pivots if p < m],
                                                                     norm2, m, _denominator_bits(a) + _denominator_bits(b))
@@ -345,7 +366,7 @@ def exact_search(w_up: sp.MatrixBase, w_down: sp.MatrixBase, target: sp.MatrixBa
     if m in pivots:
         return SearchResult(False, (), "the linear system Σ c_j vec(a_j b_jᵀ) = vec(T) has no real solution "
                             "(exact row reduction is inconsistent), so no 0/1 solution exists", residual, norm2, method)
-    red = rows
+    red = [[backend.entry(red, i, j) for j in range(m + 1)] for i in range(rank)]
     free = [j for j in range(m) if j not in pivots]
     if len(free) > MAX_ENUMERATION:
         candidate = _milp_exact_candidate(red, pivots, free, m)
