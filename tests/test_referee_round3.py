@@ -420,3 +420,23 @@ def test_lemma_a_and_r_aff_0() -> None:
     assert got["b3"] == ("conditional", "Cor. R-aff-1") and got["b8"] == ("conditional", "Cor. R-aff-1")
     for name in ("b4", "b10", "b13"):
         assert got[name][0] == "open", name
+
+
+def test_euler_parameters_decided_only_on_a_cell() -> None:
+    """(a - 1)|z|^(3/2) with a > 0 vanishes at a = 1 (sigma = z): only the flip; a > 1: R-pow. |z| - a z|z|:
+    two kink exponents for every a > 0 (R-no-flip); a >= 0 contains the even |z|: open. Gates of Euler type:
+    1 + |z| - z|z| has Sym(g) = {(1, 1)} (G2), 1 + |z|^(3/2) a continuum with constant remainders: open."""
+    got = _verdicts("""
+activation f1(z; a > 0) = z + (a - 1)*abs(z)^(3/2)
+activation f4(z; a > 1) = z + (a - 1)*abs(z)^(3/2)
+activation f6(z; a > 0) = abs(z) - a*z*abs(z)
+activation f7(z; a >= 0) = abs(z) - a*z*abs(z)
+classify f1
+classify f4
+classify f6
+classify f7
+""")
+    assert [v[:2] for v in got.values()] == [("conditional", "L-odd-linear"), ("conditional", "Cor. R-pow"),
+                                             ("impossible", "R-no-flip"), ("open", None)]
+    assert api.classify("1 + abs(z) - z*abs(z)", True, budget=BUDGET).verdict == "impossible"
+    assert api.classify("1 + abs(z)^(3/2)", True, budget=BUDGET).verdict == "open"
