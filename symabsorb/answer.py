@@ -53,7 +53,7 @@ def answer(q: SpecQuery, library: Library, context: AnswerContext | None = None)
         assert isinstance(target, (Block, Stack))
         return QueryAnswer(q.text, "absorb", derivation=decide(target, library, base_dir, q.text, budget))
     if q.kind == "width":
-        from .theory.width import width_derivation
+        from .weights.width import width_derivation
 
         assert isinstance(target, Block)
         base = decide(target, library, base_dir, f"absorb {target.name}", budget)

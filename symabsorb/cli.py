@@ -739,9 +739,9 @@ def _absorb_at_width(args: argparse.Namespace, s: Any, spec: Any) -> int:
 
     from .api import _target
     from .model.block import Block
-    from .theory.width import width_witness
     from .weights.concrete import decide
     from .weights.export import write_witness
+    from .weights.width import width_witness
 
     target = _target(s, args.block)
     if not isinstance(target, Block):

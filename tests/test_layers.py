@@ -38,7 +38,7 @@ def _imports(path: Path) -> list[tuple[int, str]]:
 
 
 #: What report/ may read from the layers that decide: data types and their serialisation only.
-_RENDER_ONLY = ("symabsorb.theory.prover", "symabsorb.theory.width", "symabsorb.weights.concrete",
+_RENDER_ONLY = ("symabsorb.theory.prover", "symabsorb.weights.width", "symabsorb.weights.widththm", "symabsorb.weights.concrete",
                 "symabsorb.weights.decide", "symabsorb.weights.filedecide", "symabsorb.weights.search",
                 "symabsorb.answer")
 

@@ -91,7 +91,7 @@ def test_pair_construction_absorbs_numerically() -> None:
 
 def test_lower_bound_is_not_claimed_for_degenerate_concrete_weights() -> None:
     from symabsorb.theory.prover import prove
-    from symabsorb.theory.width import width_bounds
+    from symabsorb.weights.width import width_bounds
 
     act = activation_from_text("silu")
     block = Block("b", act, 2, 3, Skip("identity"), sp.ImmutableMatrix([[1, 0], [2, 0], [0, 1]]),

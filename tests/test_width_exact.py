@@ -310,7 +310,7 @@ def test_absorb_width_writes_the_exact_witness(tmp_path: Path) -> None:
 
 def test_exact_witness_check_is_exact_for_relu() -> None:
     from symabsorb.theory.prover import prove
-    from symabsorb.theory.width import width_witness
+    from symabsorb.weights.width import width_witness
 
     block = Block("g", activation_from_text("relu"), 2, 3, Skip("identity"), sp.ImmutableMatrix([[1, 0], [0, 1], [1, 1]]),
                   sp.ImmutableMatrix([[1, 2, 0], [0, 1, 3]]))

@@ -13,10 +13,10 @@ import sympy as sp
 
 from ..analysis.budget import DEFAULT_BUDGET
 from ..model.block import Block
-from .derivation import Derivation, DerivationStep, HypStatus, Scope, Verdict, Witness
-from .hyp_sizes import exact_rank, skip_rank
-from .hypotheses import Subject, check
-from .library import Library, WidthRule, default_library
+from ..theory.derivation import Derivation, DerivationStep, HypStatus, Scope, Verdict, Witness
+from ..theory.hyp_sizes import exact_rank, skip_rank
+from ..theory.hypotheses import Subject, check
+from ..theory.library import Library, WidthRule, default_library
 
 __all__ = ["WidthBounds", "width_bounds", "width_derivation"]
 
@@ -143,7 +143,7 @@ def _min(a: int | sp.Expr, b: int | sp.Expr) -> int | sp.Expr:
 
 
 def _linear_rank(block: Block, subject: Subject) -> int | None:
-    from .skips import skip_matrix
+    from ..theory.skips import skip_matrix
 
     lin = check("linear_block", subject, {})
     c = lin.binding("c")

@@ -14,10 +14,10 @@ from typing import Any
 import sympy as sp
 
 from ..model.block import Block
-from .derivation import DerivationStep, HypStatus, Scope, Witness
-from .hypotheses import Subject, check
-from .library import Library
-from .widthexact import (
+from ..theory.derivation import DerivationStep, HypStatus, Scope, Witness
+from ..theory.hypotheses import Subject, check
+from ..theory.library import Library
+from ..theory.widthexact import (
     WORK_CAP,
     Labelling,
     certify_invertible,
@@ -100,7 +100,7 @@ def theorem_w(block: Block, subject: Subject, library: Library, base_verdict_not
 
 
 def _skip_fractions(block: Block, d: int) -> list[list[Fraction]] | None:
-    from .skips import skip_matrix
+    from ..theory.skips import skip_matrix
 
     skip = skip_matrix(replace(block, dim=d // (block.skip.n or 1) if block.skip.kind == "hyper" else d))
     if skip is None:
@@ -109,7 +109,7 @@ def _skip_fractions(block: Block, d: int) -> list[list[Fraction]] | None:
 
 
 def _nondegenerate(w_up: list[list[Fraction]], w_down: list[list[Fraction]]) -> tuple[bool, str]:
-    from .hyp_sizes import nondegeneracy
+    from ..theory.hyp_sizes import nondegeneracy
 
     return nondegeneracy(sp.Matrix(w_up), sp.Matrix(w_down))
 
@@ -202,7 +202,7 @@ def _independent_rows(w_up: list[list[Fraction]], d: int) -> list[int]:
 
 def _witness(block: Block, w_up: list[list[Fraction]], w_down: list[list[Fraction]], skip: list[list[Fraction]],
              c: Fraction, lab: Labelling, rid: str, steps: list[DerivationStep]) -> Witness | None:
-    from ..weights.witness import check_witness
+    from .witness import check_witness
 
     rows, cols = construct(w_up, w_down, skip, c, lab)
     witness = Witness(lab.flipped, sp.ImmutableMatrix(rows), sp.ImmutableMatrix(cols))
@@ -226,9 +226,9 @@ def _witness(block: Block, w_up: list[list[Fraction]], w_down: list[list[Fractio
 
 def _file(block: Block, c: Fraction | None, steps: list[DerivationStep], rid: str, library: Library,
           not_at_m: bool, base_dir: str) -> TheoremW | None:
-    from ..weights.certify import exact_nondegeneracy
-    from ..weights.io import load_block_weights
-    from ..weights.layers import block_fields, load_layer_extras
+    from .certify import exact_nondegeneracy
+    from .io import load_block_weights
+    from .layers import block_fields, load_layer_extras
 
     assert block.weights is not None
     if c is None:
@@ -302,14 +302,14 @@ def _file_witness(block: Block, w: Any, skip: list[list[Fraction]], c: Fraction,
     of independent rows found modulo p, ``β = M W_J⁻¹``), checked numerically like every file witness."""
     import numpy as np
 
-    from ..weights.filedecide import WITNESS_TOLERANCE, float_max_relative_error
+    from .filedecide import WITNESS_TOLERANCE, float_max_relative_error
 
     d = w.w_up.shape[1]
     two_c = float(2 * c)
     mat = np.array([[float(x) for x in row] for row in skip])
     ups, downs = [w.w_up], [w.w_down]
     if use_pairs:
-        from .widthexact import _fmpq_mat, _to_fractions
+        from ..theory.widthexact import _fmpq_mat, _to_fractions
 
         rref, rank = _fmpq_mat(skip, d).rref()
         r_rows = _to_fractions(rref)[:rank]
@@ -347,7 +347,7 @@ def _independent_rows_mod_p(w_up: Any, d: int) -> list[int] | None:
     import flint
     import numpy as np
 
-    from .widthexact import PRIME, _dyadic_parts
+    from ..theory.widthexact import PRIME, _dyadic_parts
 
     mant, expo = _dyadic_parts(w_up.T)
     nonzero = mant != 0
@@ -372,8 +372,8 @@ def _independent_rows_mod_p(w_up: Any, d: int) -> list[int] | None:
 
 
 def _generic(block: Block, steps: list[DerivationStep], rid: str) -> TheoremW | None:
-    from .hyp_sizes import skip_rank
-    from .skips import skip_invertible
+    from ..theory.hyp_sizes import skip_rank
+    from ..theory.skips import skip_invertible
 
     m, d = block.width, block.stream_dim
     if block.skip.kind == "hyper":
