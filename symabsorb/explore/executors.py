@@ -46,9 +46,13 @@ class InProcessExecutor:
     name: str = "in-process"
 
     def run(self, jobs: Sequence[Job], on_result: Callable[[dict[str, Any]], None]) -> None:
+        from ..budget import BudgetExhausted
+
         for fn, task in jobs:
             try:
                 record = fn(task)
+            except BudgetExhausted:
+                raise  # the command's budget ends the command: no error record is stored for the case
             except Exception as err:  # same contract as the Dask path: record it, keep going
                 record = error_record(task, err)
             on_result(record)

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..budget import BudgetExhausted
 from .budget import run_with_cpu_budget
 from .classify import case_id
 
@@ -196,7 +197,17 @@ def find_layers(path: Path, names: Sequence[str], activation: str | None, budget
     keys = set(names)
     tasks: list[ScanTask] = []
     used: set[str] = set()
-    stat = path.stat()
+    content: list[str] = []
+
+    def digest() -> str:
+        """The file's SHA-256, hashed once and only when a layer is found: the case id is bound to
+        the bytes, not to the size and mtime (which a file with other weights can copy)."""
+        if not content:
+            from ..weights.certify import file_digest
+
+            content.append(file_digest(str(path)))
+        return content[0]
+
     model_type = config.get("model_type")
     for layout in LAYOUTS:
         if model_type and layout.model_types and model_type not in layout.model_types:
@@ -215,7 +226,7 @@ def find_layers(path: Path, names: Sequence[str], activation: str | None, budget
                     and prefix + layout.marker not in keys:
                 continue
             task = _task(path, directory, prefix, layout, keys, activation, budget, config, config_problem, taken,
-                         stat)
+                         digest)
             used.update({key, prefix + layout.down})
             if task is not None:
                 tasks.append(task)
@@ -227,7 +238,7 @@ def find_layers(path: Path, names: Sequence[str], activation: str | None, budget
 
 def _task(path: Path, directory: Path, prefix: str, layout: Layout, keys: set[str], activation: str | None,
           budget: float | None, config: dict[str, Any], config_problem: str | None, taken: set[str],
-          stat: Any) -> ScanTask | None:
+          digest: Callable[[], str]) -> ScanTask | None:
     assumptions: list[str] = []
     if config_problem:
         assumptions.append(config_problem)
@@ -278,7 +289,7 @@ def _task(path: Path, directory: Path, prefix: str, layout: Layout, keys: set[st
     if gated:  # a gated unit g(W_gate x) ⊙ (W_up x) with the gate g = act
         text = f"gated {name}_unit gate {act}\n" + text.replace(f"    activation: {act}\n",
                                                                  f"    activation: {name}_unit\n", 1)
-    tid = case_id("scan", str(path.resolve()), stat.st_size, stat.st_mtime_ns, prefix, layout.name, text, budget)
+    tid = case_id("scan", str(path.resolve()), digest(), prefix, layout.name, text, budget)
     return ScanTask(tid, str(path.resolve()), prefix, layout.name, text, name, str(directory.resolve()),
                     act if not gated else f"{act} (gated)", norm, tuple(assumptions), budget)
 
@@ -324,6 +335,8 @@ def scan_task(task: ScanTask) -> dict[str, Any]:
             "pattern": task.pattern, "activation": task.activation, "norm": task.norm}
     try:
         outcome = run_with_cpu_budget(lambda: _decide(task), task.budget)
+    except BudgetExhausted:
+        raise  # the command's budget (with --in-process) ends the scan, never one layer
     except Exception as err:  # a bad file is one failed layer, not a failed scan
         message = str(err).splitlines()[0] if str(err) else type(err).__name__
         return {**head, "status": "error", "verdict": "open", "error": message[:300], "cpu_s": 0.0}
@@ -348,13 +361,21 @@ def scan(directory: Path, store: Any, executor: Any, activation: str | None = No
     for path in weight_files(directory):
         try:
             names = list(read_tensors(path, keys=[]))  # the names only: no tensor is inflated here
+        except BudgetExhausted:
+            raise  # the command's budget ends the command, never one file
         except SymabsorbError as err:
             skipped.append((str(path), str(err).splitlines()[0]))
             continue
         if path.parent not in configs:
             configs[path.parent] = read_config(path.parent)
         config, problem = configs[path.parent]
-        found, missing = find_layers(path, names, activation, budget, directory, config, problem, taken)
+        try:
+            found, missing = find_layers(path, names, activation, budget, directory, config, problem, taken)
+        except BudgetExhausted:
+            raise
+        except SymabsorbError as err:  # the file changed kind or size between listing and hashing
+            skipped.append((str(path), str(err).splitlines()[0]))
+            continue
         if not found:
             skipped.append((str(path), "no tensor names matched an MLP layer layout"))
         for group in missing:

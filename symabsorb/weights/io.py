@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ..budget import BudgetExhausted
 from ..dsl.errors import Span, SpecError, SpecValueError, did_you_mean
 from ..dsl.syntax import WeightsDecl
 
@@ -262,6 +263,8 @@ def _read_torch(np: Any, path: Path, fh: BinaryIO, size: int, keys: list[str] | 
         fh.seek(0)
     try:
         state = torch.load(fh, map_location="cpu", weights_only=True)
+    except BudgetExhausted:
+        raise  # the command's budget, not a bad file
     except Exception as err:
         kind = type(err).__name__
         refused = "Unpickl" in kind or "weights_only" in str(err)
