@@ -14,6 +14,7 @@ The command line is a client of these same functions.
 
 from __future__ import annotations
 
+import math
 import os
 import tempfile
 from collections.abc import Callable, Sequence
@@ -605,6 +606,13 @@ def _float_array(name: str, values: Any) -> Any:
 
     if isinstance(values, (str, bytes)):
         raise ArgumentError(f"{describe_argument(name, values)}: expected a matrix (a numpy array or nested lists)")
+    from .weights.io import MAX_TENSOR_BYTES
+
+    shape = getattr(values, "shape", None)
+    if isinstance(shape, tuple) and all(isinstance(n, int) for n in shape) and math.prod(shape) * 8 > MAX_TENSOR_BYTES:
+        # the cap a weights file's tensor has (checked before the float64 copy is made)
+        raise ArgumentError(f"{name}: shape {shape} has {math.prod(shape)} entries: at most {MAX_TENSOR_BYTES // 8} "
+                            "(raise the cap with the environment variable SYMABSORB_MAX_TENSOR_BYTES)")
     try:
         array = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError, OverflowError) as err:
@@ -623,7 +631,7 @@ def _exact_matrix(values: Any, name: str = "matrix") -> Any:
     import sympy as sp
 
     if isinstance(values, sp.MatrixBase):
-        return sp.ImmutableMatrix(values)
+        return _in_search_range(sp.ImmutableMatrix(values), name)
     dtype = getattr(values, "dtype", None)
     if dtype is not None:
         if dtype.kind not in "iu":
@@ -639,8 +647,22 @@ def _exact_matrix(values: Any, name: str = "matrix") -> Any:
                             "every row the same length")
     if not all(isinstance(x, (Integral, Fraction, sp.Rational)) and not isinstance(x, bool) for r in rows for x in r):
         return None
-    return sp.ImmutableMatrix([[sp.Rational(x.numerator, x.denominator) if isinstance(x, Fraction) else sp.Integer(x)
-                                if isinstance(x, Integral) else x for x in r] for r in rows])
+    return _in_search_range(sp.ImmutableMatrix([[sp.Rational(x.numerator, x.denominator) if isinstance(x, Fraction)
+                                                 else sp.Integer(x) if isinstance(x, Integral) else x for x in r]
+                                                for r in rows]), name)
+
+
+def _in_search_range(matrix: Any, name: str) -> Any:
+    """``matrix`` if every rational entry is 0 or of a magnitude the searches handle (the bound a
+    spec's inline weights have), else :class:`ArgumentError` (was an OverflowError from the float guess)."""
+    from .errors import ArgumentError
+    from .model.resolve import _HUGE_WEIGHT, _TINY_WEIGHT
+
+    for v in matrix:
+        if getattr(v, "is_Rational", False) and v != 0 and not (_TINY_WEIGHT <= abs(v) <= _HUGE_WEIGHT):
+            raise ArgumentError(f"{name}: an entry is out of the range the searches handle: expected a magnitude "
+                                "between 10^-100 and 10^100 (or 0); rescale the weights")
+    return matrix
 
 
 
