@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -162,6 +163,12 @@ def parse_limit(text: str, limits: Limits) -> Limits:
         raise ValueError(f"--limit {text!r}: N must be a whole number") from None
     if value < 1 or value > 10**12:
         raise ValueError(f"--limit {text!r}: N must be between 1 and 10^12")
+    printable = sys.get_int_max_str_digits()
+    if names[name.strip()] == "digits" and printable and value > printable:
+        # A larger exact number could be parsed or computed but never printed (a ValueError deep in
+        # a renderer, exit 3): the interpreter's own limit is the largest honest one.
+        raise ValueError(f"--limit {text!r}: N must be at most {printable} for digits (Python converts no larger "
+                         "integer to text; PYTHONINTMAXSTRDIGITS raises that)")
     return replace(limits, **{names[name.strip()]: value})
 
 

@@ -41,6 +41,21 @@ def taylor_coefficients(expr: sp.Expr, order: int) -> tuple[sp.Expr, ...]:
                  for k in range(order + 1))
 
 
+def _beyond_digits(coeffs: tuple[sp.Expr, ...]) -> str | None:
+    """Why exact coefficients cannot be shown: one holds a number beyond the `digits` limit (Python
+    cannot even print it: ``exp(10^3000 z)`` has ``10^24000/8!`` at order 8), else None."""
+    from ..budget import current
+
+    limit = current().limits.digits
+    for k, c in enumerate(coeffs):
+        for number in c.atoms(sp.Rational):
+            bits = max(abs(number.p).bit_length(), number.q.bit_length())
+            if bits > limit * 3.3219280948873626:
+                return (f"the coefficient of z^{k} has about {int(bits / 3.3219280948873626)} digits, beyond the "
+                        f"`digits` limit ({limit}; raise it with `--limit digits=N`)")
+    return None
+
+
 @functools.lru_cache(maxsize=512)
 def series_fact(expr: sp.Expr, order: int = 8) -> SeriesFact:
     form = piecewise_form(expr)
@@ -51,6 +66,9 @@ def series_fact(expr: sp.Expr, order: int = 8) -> SeriesFact:
         if not analytic_at(piece.expr, sp.S.Zero):
             return SeriesFact(unknown("σ is not shown analytic at 0"), None, (), order)
         coeffs = taylor_coefficients(piece.expr, order)
+        too_large = _beyond_digits(coeffs)
+        if too_large is not None:
+            return SeriesFact(unknown(too_large), None, (), order)
         poly = sum((c * Z**k for k, c in enumerate(coeffs)), sp.S.Zero)
         where = "σ" if form.is_single else f"near 0, σ(z) = {sp.sstr(piece.expr)}, which"
         return SeriesFact(proved(Stage.SERIES,

@@ -772,6 +772,8 @@ def _run(text: str, file: str, start: str) -> Any:
     except VisitError as err:
         if isinstance(err.orig_exc, SpecError):
             raise err.orig_exc.with_source(text) from None
+        if isinstance(err.orig_exc, RecursionError):  # a `--limit depth` raised past Python's recursion
+            raise err.orig_exc from None
         raise
 
 
