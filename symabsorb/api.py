@@ -234,14 +234,16 @@ class Result(_Renderable):
         import sympy as sp
 
         from .report.common import VERDICT_TEXT
+        from .report.escape import is_safe_math
 
         d, f = self.answer.derivation, self.answer.facts
         if d is not None:
             body = f"\\text{{{VERDICT_TEXT[d.verdict]}}}"
-            if d.decided_by:
-                body += f"\\ \\text{{({self.library.results[d.decided_by].label})}}"
+            if d.decided_by:  # a label may come from a --theorems file: text, never TeX (`\\input{...}`)
+                body += f"\\ \\text{{({_tex_text(self.library.results[d.decided_by].label)})}}"
             if d.condition:
-                body += f":\\ {d.condition}"
+                body += f":\\ {d.condition}" if is_safe_math(d.condition) else \
+                    f":\\ \\text{{{_tex_text(d.condition)}}}"
             return f"$\\texttt{{{_tex_text(self.query)}}}\\colon\\ {body}$"
         assert f is not None
         return f"${'g' if f.gated else chr(92) + 'sigma'}(z) = {sp.latex(f.expr)}$"
