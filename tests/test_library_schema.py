@@ -128,7 +128,8 @@ def test_shipped_library_declares_its_semantics() -> None:
     for rid, r in lib.results.items():
         if r.conclusion.scope == "nondegenerate weights":
             gated = any(h.name == "gated_nondegenerate" for h in r.hypotheses)
-            assert r.nondegeneracy == ("gated-N1" if gated else "N1"), rid
+            n2 = any(h.name == "n2_nondegenerate" for h in r.hypotheses)
+            assert r.nondegeneracy == ("gated-N1" if gated else "N2" if n2 else "N1"), rid
     for role in ("width-free", "width-rank", "width-pairs", "width-lines", "composition"):
         lib.provider(role)
     free = [r for r in lib.results.values() if not r.width.uses_width]

@@ -46,6 +46,48 @@ def _tropical_slopes(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
                   bindings={"alpha_plus": plus.value, "alpha_minus": minus.value})
 
 
+@hypothesis("relu_hinge",
+            "`σ(s) = α₊·max(s, 0) + α₋·min(s, 0)` identically (piecewise form: two linear pieces, the only kink at 0), "
+            "exact `α₊ ≠ α₋` and `α₊ + α₋ ≠ 0` (ReLU, leaky/PReLU with slope `α ≠ ±1`, up to scale)")
+def _relu_hinge(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    """σ is exactly a hinge at 0: proved from its piecewise normal form (no name tables)."""
+    from ..analysis.identity import prove_zero
+    from ..analysis.piecewise import piecewise_form
+    from ..model.functions import Z
+
+    block = s.the_block
+    statement = ("$\\sigma(s) = \\alpha_+\\max(s,0) + \\alpha_-\\min(s,0)$ identically with "
+                 "$\\alpha_+ \\ne \\alpha_-$ and $\\alpha_+ + \\alpha_- \\ne 0$ (its only kink is at $0$)")
+    if block.gated:
+        return simple("relu_hinge", HypStatus.REFUTED, statement, "the block is gated")
+    act = block.ungated_activation
+    assert act is not None
+    form = piecewise_form(act.expr)
+    if form is None:
+        return simple("relu_hinge", HypStatus.UNKNOWN, statement, "σ has no exact piecewise normal form")
+    pieces = form.pieces
+    if len(pieces) != 2 or pieces[0].lo != -sp.oo or pieces[0].hi != 0 or pieces[1].hi != sp.oo:
+        return simple("relu_hinge", HypStatus.REFUTED if len(pieces) == 1 else HypStatus.UNKNOWN, statement,
+                      "σ is not two pieces split at 0")
+    slopes = []
+    for piece in pieces:
+        e = sp.expand(piece.expr)
+        if not e.is_polynomial(Z) or sp.degree(e, Z) > 1 or e.subs(Z, 0) != 0:
+            return simple("relu_hinge", HypStatus.UNKNOWN, statement, f"the piece {sp.sstr(e)} is not α·s")
+        slopes.append(e.coeff(Z, 1))
+    minus, plus = slopes
+    if not prove_zero(act.expr.xreplace({Z: sp.Integer(0)})):
+        return simple("relu_hinge", HypStatus.UNKNOWN, statement, "σ(0) = 0 is not proved")
+    signs = (exact_sign(plus - minus), exact_sign(plus + minus))
+    if None in signs:
+        return simple("relu_hinge", HypStatus.UNKNOWN, statement, "the signs of α₊ − α₋ and α₊ + α₋ are not decided")
+    if 0 in signs:
+        return simple("relu_hinge", HypStatus.REFUTED, statement,
+                      f"slopes {sp.sstr(minus)}, {sp.sstr(plus)}: need α₊ ≠ α₋ and α₊ + α₋ ≠ 0")
+    return simple("relu_hinge", HypStatus.PROVED, statement.split(" (")[0]
+                  + f": $\\alpha_+ = {sp.latex(plus)}$, $\\alpha_- = {sp.latex(minus)}$ (exact piecewise form)")
+
+
 @hypothesis("sym_aff_constant",
             "`Sym_aff(σ)` proved exactly (Lemma A with exact asymptotes, `analysis/symaff.py`) and every remainder "
             "`σ(s) − σ(μs + ν)/κ` a constant (e.g. `Sym_aff(σ) = {(1, 0, 1)}`)")

@@ -10,7 +10,7 @@ from .checks import Param, Subject, as_expr, registrar, simple
 from .derivation import HypothesisCheck, HypStatus
 from .skips import dim_name
 
-__all__ = ["CHECKERS", "exact_rank", "nondegeneracy", "skip_rank"]
+__all__ = ["CHECKERS", "exact_rank", "n2_nondegeneracy", "nondegeneracy", "skip_rank"]
 
 CHECKERS, hypothesis = registrar()
 
@@ -124,6 +124,60 @@ def _nondegenerate(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     return simple("nondegenerate", HypStatus.ASSUMED, statement,
                    assumption="nondegenerate weights (rows of W_up nonzero and pairwise non-collinear, columns of "
                               "W_down nonzero) — needed for the 'only if'")
+
+
+def n2_nondegeneracy(w_up: sp.MatrixBase, b_up: sp.MatrixBase | None, w_down: sp.MatrixBase) -> tuple[bool, str]:
+    """Exact check of N2 (MATH.md §8, units on parallel hyperplanes): rows of W_up nonzero (no constant
+    unit), columns of W_down nonzero, and the pairs ``(w_i, b_i)`` pairwise non-collinear in R^{d+1}
+    (no bias: ``b = 0``). Rational weights: primitive integer vectors; other exact entries: pairwise ranks."""
+    m = w_up.rows
+    for i in range(m):
+        if all(x == 0 for x in w_up.row(i)):
+            return False, f"row {i} of W_up is zero (a constant unit)"
+    for j in range(w_down.cols):
+        if all(x == 0 for x in w_down.col(j)):
+            return False, f"column {j} of W_down is zero"
+    bias = sp.Matrix(b_up) if b_up is not None else sp.zeros(m, 1)
+    pairs = sp.Matrix.hstack(sp.Matrix(w_up), bias)
+    ok = "rows of W_up nonzero, pairs (w_i, b_i) pairwise non-collinear, columns of W_down nonzero (exact)"
+    keys = _primitive_rows(pairs)
+    if keys is not None:
+        seen: dict[tuple[int, ...], int] = {}
+        for j, key in enumerate(keys):
+            if key in seen:
+                return False, f"units {seen[key]} and {j} have collinear (w, b): the same hyperplane"
+            seen[key] = j
+        return True, ok
+    for i in range(m):
+        for j in range(i + 1, m):
+            if sp.Matrix.vstack(pairs.row(i), pairs.row(j)).rank() < 2:
+                return False, f"units {i} and {j} have collinear (w, b): the same hyperplane"
+    return True, ok
+
+
+@hypothesis("n2_nondegenerate",
+            "N2: rows of `W_up` nonzero, the pairs `(w_i, b_i)` pairwise non-collinear, columns of `W_down` nonzero "
+            "(exact for given weights; an assumption otherwise)")
+def _n2_nondegenerate(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    b = s.the_block
+    statement = ("the block satisfies N2: rows of $W_{\\mathrm{up}}$ nonzero, the pairs $(w_i, b_i)$ pairwise "
+                 "non-collinear in $\\mathbb{R}^{d+1}$, columns of $W_{\\mathrm{down}}$ nonzero")
+    if b.gated:
+        return simple("n2_nondegenerate", HypStatus.REFUTED, statement, "the block is gated")
+    if b.w_up is not None and b.w_down is not None:
+        if b.b_up is None and b.bias:
+            # symbolic hidden biases: N2 holds for every bias only when N1 does (distinct directions)
+            ok, reason = nondegeneracy(b.w_up, b.w_down)
+            if not ok:
+                return simple("n2_nondegenerate", HypStatus.UNKNOWN, statement,
+                              f"{reason}, and the hidden biases are symbolic: N2 depends on them")
+        else:
+            ok, reason = n2_nondegeneracy(b.w_up, b.b_up, b.w_down)
+        return simple("n2_nondegenerate", HypStatus.PROVED if ok else HypStatus.REFUTED, statement,
+                      "" if ok else reason)
+    return simple("n2_nondegenerate", HypStatus.ASSUMED, statement,
+                  assumption="nondegenerate weights in the sense N2 (rows of W_up nonzero, pairs (w_i, b_i) pairwise "
+                             "non-collinear, columns of W_down nonzero) — needed for the 'only if'")
 
 
 @hypothesis("depth_at_least", '(stacks) depth `L ≥ n` (symbolic: a stated assumption)',

@@ -54,8 +54,9 @@ TARGETS = ("block", "stack", "any")
 CONCRETE = ("index-set", "rank", "rescale", "enumerate", "rescale-signed", "span", "rescale-power")
 #: Kinds of nondegeneracy an "only if" (or a nondegenerate-scope impossibility) may need. ``N1``: rows of W_up
 #: nonzero and pairwise non-collinear, columns of W_down nonzero (MATH.md §6); ``gated-N1``: gate rows nonzero and
-#: pairwise non-collinear, every up row and every column nonzero (MATH.md §10).
-NONDEGENERACY = ("N1", "gated-N1")
+#: pairwise non-collinear, every up row and every column nonzero (MATH.md §10); ``N2``: rows of W_up nonzero, pairs
+#: (w_i, b_i) pairwise non-collinear in R^{d+1}, columns of W_down nonzero (MATH.md §8, parallel hyperplanes).
+NONDEGENERACY = ("N1", "gated-N1", "N2")
 #: Roles a support result may fill for a procedure of the code, which cites whichever result provides it.
 PROVIDES = ("width-free", "width-rank", "width-pairs", "width-lines", "width-exact", "width-dilates", "composition",
             "doubly-stochastic-product")
@@ -424,6 +425,12 @@ def _parse_result(file: str, text: str, declared: Mapping[str, Any]) -> Result:
     nondeg = c.get("nondegeneracy", "N1" if scope == "nondegenerate weights" else None)
     if nondeg is not None:
         _choice(src, nondeg, NONDEGENERACY, "nondegeneracy", after=at)
+    # N2 is checked by its own hypothesis: a result declaring it must check it, and only such a result may
+    n2_checked = any(h.name == "n2_nondegenerate" for h in hyps)
+    if (nondeg == "N2") != n2_checked:
+        raise src.error("`nondegeneracy = \"N2\"` and the hypothesis `n2_nondegenerate` go together",
+                        "nondegeneracy" if nondeg == "N2" else "n2_nondegenerate",
+                        "both, or neither", after=at if nondeg == "N2" else 0)
     if scope == "nondegenerate weights" and role == "decide" and not c.get("degenerate"):
         raise src.error("a result scoped to nondegenerate weights must say what is known for degenerate ones",
                         "nondegenerate weights", "`degenerate = \"...\"` in [conclusion]")
