@@ -163,3 +163,11 @@ def test_repr_latex_escapes_a_lemma_files_label(tmp_path: Path) -> None:
     latex = report.results[0]._repr_latex_()
     assert report.results[0].decided_by == "\\input{/etc/passwd}" or "X-evil" in str(report.results[0].derivation)
     assert "\\input" not in latex, latex
+
+
+def test_verify_of_a_report_with_a_5000_digit_integer_is_a_clean_error(tmp_path: Path) -> None:
+    data = _report(tmp_path)
+    data["queries"][0]["derivation"]["certificate"]["distance_lower_bound"] = "__BIG__"  # type: ignore[index]
+    (tmp_path / "r.json").write_text(json.dumps(data).replace('"__BIG__"', "1" + "0" * 5000))
+    code, _, err, _ = run_cli("verify", str(tmp_path / "r.json"), "--budget", "10")
+    assert code == 2 and "internal error" not in err, err

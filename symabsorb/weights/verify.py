@@ -272,7 +272,7 @@ def _read_report(report: Path) -> dict[str, Any]:
     raw = read_input(report, None, "report", max_bytes=MAX_REPORT_BYTES, expected="a JSON report of symabsorb prove")
     try:
         data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
+    except (UnicodeDecodeError, ValueError, RecursionError) as err:  # ValueError: also an integer of > 4300 digits
         raise SpecValueError(f"`{report}` is not a JSON report: {type(err).__name__}", None, "not JSON",
                              "the output of `symabsorb prove --format json`") from None
     if not isinstance(data, dict) or not isinstance(data.get("queries"), list):
