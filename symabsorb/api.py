@@ -685,9 +685,11 @@ class Catalog(_Renderable):
     def render(self, fmt: str = "text", *, fragment: bool = False, color: bool = False, width: int = 100) -> str:
         import json
 
+        from .report.escape import json_safe
+
         fmt = _check_format(fmt, fragment, color, width, choices=("json", "terminal", "text"))
         if fmt == "json":
-            return json.dumps(list(self.rows), indent=2, ensure_ascii=False) + "\n"
+            return json_safe(json.dumps(list(self.rows), indent=2, ensure_ascii=False)) + "\n"
         from .report.terminal import catalog_table
 
         return catalog_table(self.rows)
@@ -916,13 +918,14 @@ class Scan(_Renderable):
         fmt = _check_format(fmt, fragment, color, width, choices=("json", "terminal", "text"))
         if fmt == "json":
             from .explore.scan import verify_view
+            from .report.escape import json_safe
 
             data: dict[str, Any] = {"layers": list(self.layers), "skipped": [list(s) for s in self.skipped]}
             # the layers as a spec and queries: `symabsorb verify` re-checks it
             view = verify_view(self.layers, Path(beside) if beside is not None else None)
             if view is not None:
                 data.update(view)
-            return json.dumps(data, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
+            return json_safe(json.dumps(data, indent=1, ensure_ascii=False, sort_keys=True)) + "\n"
         from .report.terminal import scan_table
 
         return scan_table(self.layers, self.skipped)

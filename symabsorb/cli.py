@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
+from .report.escape import json_safe
 
 __all__ = ["build_parser", "entry", "main"]
 
@@ -219,7 +220,7 @@ def cmd_facts(args: argparse.Namespace) -> int:
     assert act is not None and facts is not None
     data = facts_to_dict(facts, act.name)
     if args.json:
-        print(json.dumps(data, indent=2, ensure_ascii=False))
+        print(json_safe(json.dumps(data, indent=2, ensure_ascii=False)))
         return 0
     sys.stdout.write(facts_table(facts, act.name, args.steps))
     return 0
@@ -244,7 +245,7 @@ def cmd_classify(args: argparse.Namespace) -> int:
     result = api.classify(args.expr, args.gated, budget=args.budget, lib=_library(args))
     assert result.derivation is not None
     if args.json:
-        print(json.dumps(derivation_to_dict(result.derivation), indent=2, ensure_ascii=False))
+        print(json_safe(json.dumps(derivation_to_dict(result.derivation), indent=2, ensure_ascii=False)))
     else:
         fmt = _chosen_format(args.format) if args.format else _terminal_format()
         _warn_missing(fmt)

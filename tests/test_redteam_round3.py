@@ -171,3 +171,25 @@ def test_verify_of_a_report_with_a_5000_digit_integer_is_a_clean_error(tmp_path:
     (tmp_path / "r.json").write_text(json.dumps(data).replace('"__BIG__"', "1" + "0" * 5000))
     code, _, err, _ = run_cli("verify", str(tmp_path / "r.json"), "--budget", "10")
     assert code == 2 and "internal error" not in err, err
+
+
+# ---- Findings left at the deadline of the round, fixed after it ----------------------------------
+
+
+def test_a_spec_file_name_with_control_characters_never_reaches_the_terminal(tmp_path: Path) -> None:
+    spec = tmp_path / "b\x1b[31m\u009bx\u202e.absorb"
+    spec.write_text("classify relu\n", encoding="utf-8")
+    code, out, err, _ = run_cli("prove", str(spec))
+    assert code in (0, 1), err
+    assert not any(ch in out for ch in ("\x1b", "\u009b", "\u202e"))
+
+
+def test_json_outputs_escape_c1_and_bidi_characters() -> None:
+    import json as _json
+
+    from symabsorb.report.escape import json_safe
+
+    value = {"name": "up\u202e.weight\u009b[2J\x7f", "ok": "≥ ✓"}
+    text = json_safe(_json.dumps(value, ensure_ascii=False))
+    assert not any(ch in text for ch in ("\u202e", "\u009b", "\x7f"))
+    assert "≥ ✓" in text and _json.loads(text) == value

@@ -13,7 +13,7 @@ from typing import Any
 from .. import __version__
 from ..explore.atlas import Atlas, FamilyMap, SpaceAtlas
 from .escape import html_text as escape  # the one HTML escaper (symabsorb.report.escape)
-from .escape import markdown_code, markdown_text
+from .escape import json_safe, markdown_code, markdown_text
 
 __all__ = ["ATLAS_SCHEMA_VERSION", "atlas_to_dict", "family_svg", "render_atlas", "render_atlas_html",
            "render_atlas_json", "render_atlas_markdown"]
@@ -31,7 +31,7 @@ def atlas_to_dict(atlas: Atlas) -> dict[str, Any]:
 
 
 def render_atlas_json(atlas: Atlas) -> str:
-    return json.dumps(atlas_to_dict(atlas), indent=1, ensure_ascii=False, sort_keys=True, allow_nan=False) + "\n"
+    return json_safe(json.dumps(atlas_to_dict(atlas), indent=1, ensure_ascii=False, sort_keys=True, allow_nan=False)) + "\n"
 
 
 # ---- the parameter-plane picture --------------------------------------------------------------------

@@ -27,6 +27,7 @@ __all__ = [
     "html_math",
     "html_text",
     "is_safe_math",
+    "json_safe",
     "latex_math",
     "latex_text",
     "markdown_code",
@@ -216,6 +217,14 @@ _CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u20
 def _printable(text: str, keep_newlines: bool = False) -> str:
     out = _CONTROL_CHARS.sub("", text)
     return out if keep_newlines else out.replace("\t", " ")
+
+
+def json_safe(text: str) -> str:
+    """JSON text with the characters a terminal or an editor acts on (DEL, C1 controls such as U+009B,
+    bidi overrides, line separators) written as ``\\uXXXX`` escapes: the same JSON value, but one that
+    ``cat`` cannot turn into a terminal command or a reordered line. ``json.dumps`` escapes only
+    U+0000-U+001F when ``ensure_ascii=False``."""
+    return _CONTROL_CHARS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 # ---- graphs -----------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from ..theory.derivation import NodeState
 from ..theory.library import Library
 from ..theory.serialize import graph_to_dict
 from .common import SOURCE_COLORS, STATE_COLORS, node_id
-from .escape import dot_string, mermaid_text
+from .escape import dot_string, json_safe, mermaid_text
 
 __all__ = ["GRAPH_FORMATS", "render_graph"]
 
@@ -55,5 +55,5 @@ def render_graph(library: Library, fmt: str = "dot", states: dict[str, NodeState
 
         return graph_page(library, states)
     if fmt == "json":
-        return json.dumps(graph_to_dict(library, states), indent=2, ensure_ascii=False) + "\n"
+        return json_safe(json.dumps(graph_to_dict(library, states), indent=2, ensure_ascii=False)) + "\n"
     raise ValueError(f"unknown graph format {fmt!r}; expected one of {', '.join(GRAPH_FORMATS)}")

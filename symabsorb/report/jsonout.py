@@ -9,6 +9,7 @@ from typing import Any
 from .. import __version__
 from ..analysis.serialize import facts_to_dict
 from ..theory.serialize import derivation_to_dict, graph_to_dict
+from .escape import json_safe
 from .model import QueryAnswer, Report
 
 __all__ = ["SCHEMA_VERSION", "render_json", "report_to_dict", "schema"]
@@ -46,7 +47,7 @@ def report_to_dict(report: Report) -> dict[str, Any]:
 
 
 def render_json(report: Report) -> str:
-    return json.dumps(report_to_dict(report), indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+    return json_safe(json.dumps(report_to_dict(report), indent=2, ensure_ascii=False, sort_keys=False)) + "\n"
 
 
 def schema() -> dict[str, Any]:

@@ -12,6 +12,7 @@ import importlib.util
 import json
 
 from ..theory.library import Library
+from .escape import json_safe
 from .model import QueryAnswer, Report
 
 __all__ = ["FORMATS", "missing_extras", "normalize_format", "render_answer", "render_report", "render_summary"]
@@ -127,7 +128,7 @@ def render_answer(answer: QueryAnswer, library: Library, fmt: str, *, fragment: 
     if fmt == "json":
         from .jsonout import answer_to_dict
 
-        return json.dumps(answer_to_dict(answer), indent=2, ensure_ascii=False) + "\n"
+        return json_safe(json.dumps(answer_to_dict(answer), indent=2, ensure_ascii=False)) + "\n"
     if fmt == "html":
         from .escape import html_text as escape
         from .html import HtmlRenderer, html_fragment, html_page

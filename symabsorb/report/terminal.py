@@ -147,7 +147,7 @@ def render_terminal(report: Report, width: int = 110, color: bool = True, plain:
 def _summary_table(report: Report, width: int, color: bool, plain: bool) -> str:
     rows = [(terminal_text(q), v, terminal_text(by), terminal_text(d)) for q, v, by, d in _summary(report)]
     if plain or not _rich_available():
-        out = [report.title, ""]
+        out = [terminal_text(report.title), ""]
         for q, v, by, detail in rows:
             out.append(f"{q:40s} {v:15s} {by:14s} {detail}")
         return "\n".join(out) + "\n"
@@ -156,7 +156,7 @@ def _summary_table(report: Report, width: int, color: bool, plain: bool) -> str:
 
     buf = io.StringIO()
     console = _console(buf, width, color)
-    table = Table(title=escape(report.title), show_lines=False)
+    table = Table(title=escape(terminal_text(report.title)), show_lines=False)
     for col in ("query", "verdict", "decided by", "condition / conclusion"):
         table.add_column(col, overflow="fold")
     for a, (q, v, by, detail) in zip(report.answers, rows, strict=True):
