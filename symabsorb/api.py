@@ -703,6 +703,7 @@ def catalog(*, budget: float | None = DEFAULT_BUDGET, theorems: Sequence[PathLik
     """Classify every built-in activation (``symabsorb catalog``). ``budget``: seconds per fact."""
     from .model.catalog import CATALOG
     from .model.resolve import activation_from_text
+    from .theory.prover import SIZES_NOTE as _SIZES_NOTE
     from .theory.prover import classify as _classify
 
     library_ = _lib(lib, theorems)
@@ -714,7 +715,9 @@ def catalog(*, budget: float | None = DEFAULT_BUDGET, theorems: Sequence[PathLik
         rows.append({"activation": name, "gated": entry.gated, "verdict": d.verdict.value, "scope": str(d.scope),
                      "sufficient": d.sufficient, "necessary": d.necessary,
                      "decided_by": d.decided_by, "label": r.label if r else None,
-                     "source": r.source if r else None, "condition": d.condition_plain, "used_in": entry.used_in})
+                     "source": r.source if r else None, "condition": d.condition_plain, "used_in": entry.used_in,
+                     # what the verdict assumes beyond the setting (the first assumption): identity's m >= d
+                     "assumes": [a for a in d.assumptions[1:] if a != _SIZES_NOTE]})
     return Catalog(tuple(rows))
 
 

@@ -315,3 +315,15 @@ def test_cor_g1_on_file_weights_checks_the_gate_rows(tmp_path) -> None:  # type:
     w_gate[4] = -4.0 * w_gate[1]  # gate rows collinear: Theorem G's necessity does not apply
     d = verdict()
     assert d["verdict"] == "open" and d["necessary"] == "open"
+
+
+def test_the_catalog_shows_what_identity_assumes() -> None:
+    """Issue 20: `identity` keeps its m >= d in the catalog (an absorbable verdict under an assumed size)."""
+    from symabsorb import api
+    from symabsorb.report.terminal import catalog_table
+
+    rows = {r["activation"]: r for r in api.catalog().rows}
+    assert rows["identity"]["verdict"] == "absorbable" and rows["identity"]["assumes"] == ["m ≥ d"]
+    line = next(ln for ln in catalog_table(list(rows.values())).splitlines() if ln.startswith("identity"))
+    assert line.rstrip().endswith("m ≥ d")
+    assert rows["elu"]["assumes"] == [] and rows["elu"]["verdict"] == "impossible"

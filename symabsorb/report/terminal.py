@@ -309,7 +309,7 @@ def catalog_table(rows: Sequence[dict[str, object]]) -> str:
         elif row["scope"] == "nondegenerate weights":
             verdict += " (nondegenerate weights)"
         out.append(f"{row['activation']!s:13s} {verdict:40s} {row['label'] or '—'!s:16s} {row['source'] or '—'!s:8s} "
-                   f"{row['condition'] or ''}")
+                   f"{row['condition'] or '; '.join(map(str, row.get('assumes') or ())) or ''}")  # type: ignore[call-overload]
     return "\n".join(out) + "\n"
 
 

@@ -33,7 +33,10 @@ from .hypotheses import Subject, check
 from .library import Library, Result, default_library
 from .skips import is_identity_like, skip_latex, target_latex, target_plain
 
-__all__ = ["BIAS_FREE", "Attempt", "Proof", "attempts", "classify", "derive", "prove", "setting_text"]
+__all__ = ["BIAS_FREE", "SIZES_NOTE", "Attempt", "Proof", "attempts", "classify", "derive", "prove", "setting_text"]
+
+#: The last assumption of a derivation for symbolic sizes (not a hypothesis of the result).
+SIZES_NOTE = "the derivation holds for every size satisfying the stated assumptions"
 
 BIAS_FREE = "bias-free blocks (the paper's setting)"
 
@@ -447,7 +450,7 @@ def _derive(query: str, target: Block | Stack, kind: str, act: AnyActivation | N
         if c.status is HypStatus.ASSUMED and not c.assumption:
             assumptions.append(c.statement)
     if isinstance(target, Block) and not isinstance(target.dim, int):
-        assumptions.append("the derivation holds for every size satisfying the stated assumptions")
+        assumptions.append(SIZES_NOTE)
     constant = constant if verdict is Verdict.CONDITIONAL and r.conclusion.concrete == "index-set" else None
     derivation = Derivation(query, target.name, kind, verdict, scope, r.id, r.source,
                             act.name if act else "", _expr(act), isinstance(act, GatedActivation), condition,
