@@ -390,9 +390,10 @@ def _param_text(c: list[Any]) -> str:
 class _ToSyntax(Transformer[Token, Any]):
     """Parse tree to :mod:`symabsorb.dsl.syntax`. Method names are the grammar's aliases."""
 
-    def __init__(self, file: str) -> None:
+    def __init__(self, file: str, fast: _FastMatrices | None = None) -> None:
         super().__init__(visit_tokens=False)
         self.file = file
+        self.fast = fast
 
     def sp(self, children: list[Any]) -> Span | None:
         """The span from the first to the last child (tokens carry positions; nodes carry spans).
@@ -536,6 +537,8 @@ class _ToSyntax(Transformer[Token, Any]):
         return tuple(x for x in c if not isinstance(x, Token))
 
     def matrix(self, c: list[Any]) -> s.Matrix:
+        if self.fast is not None and c[0].start_pos in self.fast.pending:
+            return self.fast.build(self, c[0].start_pos)
         rows = tuple(x for x in c if isinstance(x, tuple))
         return s.Matrix(rows, self.sp(c))
 
@@ -753,10 +756,142 @@ class _ToSyntax(Transformer[Token, Any]):
         return tuple(c)
 
 
+# ---- the fast path for long literal matrices ---------------------------------------------------
+# An inline weight matrix is thousands of plain numbers; Lark lexes and reduces each one (about
+# three tokens an entry). A matrix literal of only numbers, signs and `p/q` is found by one regular
+# expression, shown to Lark as a one-entry placeholder of the same length (newlines kept, so every
+# other position is exact), and its entries are turned into syntax by the same transformer methods
+# (number, signed, product, row, matrix) with the tokens Lark would have made. Any error on this
+# path (syntax, limits, values) reruns the ordinary parse, which reports it as before.
+
+_W = r"[ \t\r\n\f]*+"
+_NUM = r"(?>[0-9]+\.[0-9]*+(?:[eE][+-]?[0-9]++)?+|\.[0-9]++(?:[eE][+-]?[0-9]++)?+|[0-9]++(?:[eE][+-]?[0-9]++)?+)"
+_ENTRY = rf"(?>-?+{_W}{_NUM}(?:{_W}/{_W}[0-9]++)?+)"
+_ROW = rf"(?>\[{_W}{_ENTRY}(?:{_W},{_W}{_ENTRY})*+{_W}\])"
+# possessive and atomic throughout: an entry, a row and the matrix each match one way, so a near miss
+# (a comment, a name among the numbers) fails in linear time
+_LITERAL_MATRIX = re.compile(rf"(?<=:)({_W})(\[{_W}{_ROW}(?:{_W},{_W}{_ROW})*+{_W}\])")
+_LITERAL_PIECE = re.compile(r"[0-9.]+(?:[eE][+-]?[0-9]+)?|[-/\[\],]")
+_DECIMAL_TEXT = re.compile(r"[.eE]")
+_PUNCTUATION = {"[": "LSQB", "]": "RSQB", ",": "COMMA", "-": "MINUS", "/": "SLASH"}
+#: Literals shorter than this take the ordinary path (a few entries cost nothing there).
+_FAST_MATRIX_CHARS = 2000
+
+
+def _literal_matrices(text: str) -> tuple[str, dict[int, int]]:
+    """``text`` with each long literal matrix replaced by a placeholder, and their (start, end) offsets."""
+    found: dict[int, int] = {}
+    pieces: list[str] = []
+    last = 0
+    for m in _LITERAL_MATRIX.finditer(text):
+        start, end = m.span(2)
+        if end - start < _FAST_MATRIX_CHARS:
+            continue
+        literal = m.group(2)
+        # as deep as the deepest entry, so that the depth limit sees what it would have seen
+        entry = ("-" if "-" in literal else "") + "0" + ("/1" if "/" in literal else "")
+        holder = f"[[{entry}]]"
+        pieces.append(text[last:start])
+        head, tail = literal[:len(holder)], literal[len(holder):]
+        # the same length and the same newlines (those of `head` move to its end, among blanks)
+        moved = head.count("\n")
+        pieces.append(holder + re.sub(r"[^\n]", " ", tail).replace(" ", "", moved) + "\n" * moved)
+        found[start] = end
+        last = end
+    if not found:
+        return text, found
+    pieces.append(text[last:])
+    return "".join(pieces), found
+
+
+class _FastMatrices:
+    """The literal matrices of one text, built on demand from the original text."""
+
+    def __init__(self, text: str, spans: dict[int, int]) -> None:
+        self.text = text
+        self.pending = dict(spans)
+
+    def build(self, owner: _ToSyntax, start: int) -> s.Matrix:
+        end = self.pending.pop(start)
+        text = self.text
+        line = text.count("\n", 0, start) + 1
+        line_start = text.rfind("\n", 0, start) + 1
+        rows: list[tuple[Any, ...]] = []
+        row: list[Any] = []
+        sign: Token | None = None
+        left: Any = None
+        slash: Token | None = None
+        first: Token | None = None
+        last: Token | None = None
+        scanned = start
+        numbers: dict[str, s.Number] = {}
+        for m in _LITERAL_PIECE.finditer(text, start, end):
+            pos = m.start()
+            newlines = text.count("\n", scanned, pos)
+            scanned = pos
+            if newlines:
+                line += newlines
+                line_start = text.rfind("\n", 0, pos) + 1
+            value = m.group()
+            kind = _PUNCTUATION.get(value)
+            if kind is None:
+                kind = "DECIMAL" if _DECIMAL_TEXT.search(value) else "INT"
+            col = pos - line_start + 1
+            tok = Token(kind, value, pos, line, col, line, col + len(value), m.end())
+            if kind == "MINUS":
+                sign = tok
+            elif kind == "SLASH":
+                slash = tok
+            elif kind in ("INT", "DECIMAL"):
+                number = numbers.get(value)
+                if number is None:  # the first of its text: checked and converted by `number`
+                    node = numbers[value] = owner.number([tok])
+                else:
+                    node = s.Number(number.value, value, Span(owner.file, line, col, line, col + len(value)))
+                if slash is not None:
+                    left = owner.product([left, slash, node])
+                    slash = None
+                else:
+                    left = owner.signed([sign, node]) if sign is not None else node
+                    sign = None
+            elif kind == "LSQB":
+                first = first or tok
+            else:  # "," or "]": the end of an entry, a row, or the matrix
+                if left is not None:
+                    row.append(left)
+                    left = None
+                if kind == "RSQB":
+                    if row:
+                        rows.append(owner.row(row))
+                        row = []
+                    last = tok
+        return owner.matrix([first, *rows, last])
+
+
+def _fast_run(text: str, file: str) -> Any:
+    """The ordinary parse of a text with long literal matrices, or None to take the ordinary path."""
+    masked, spans = _literal_matrices(text)
+    if not spans:
+        return None
+    limits = current().limits
+    fast = _FastMatrices(text, spans)
+    try:
+        tree = get_parser().parse(masked, start="start")
+        _check_depth(tree, file, limits)
+        result = _ToSyntax(file, fast).transform(tree)
+    except (UnexpectedInput, SpecError, VisitError):
+        return None
+    return None if fast.pending else result  # a placeholder left over was not a matrix (a comment)
+
+
 def _run(text: str, file: str, start: str) -> Any:
     limits = current().limits
     try:
         _check_size(text, file, limits)
+        if start == "start" and len(text) > _FAST_MATRIX_CHARS:
+            fast = _fast_run(text, file)
+            if fast is not None:
+                return fast
         try:
             tree = get_parser().parse(text, start=start)
         except UnexpectedInput as err:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable, Iterator, MutableMapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -661,6 +662,7 @@ def _positive_int(node: s.Expr, what: str, scope: Scope) -> int:
 
 def _matrix(m: s.Matrix, scope: Scope, what: str, rational: bool) -> sp.ImmutableMatrix:
     builder = _ExprBuilder(scope, None, {})
+    seen: dict[Fraction, sp.Expr] = {}
     width = len(m.rows[0])
     rows = []
     for i, row in enumerate(m.rows):
@@ -673,6 +675,10 @@ def _matrix(m: s.Matrix, scope: Scope, what: str, rational: bool) -> sp.Immutabl
                                  "every row of a matrix has the same length")
         values = []
         for entry in row:
+            key = _literal_fraction(entry)
+            if key is not None and key in seen:  # the same literal value, already built and checked
+                values.append(seen[key])
+                continue
             v = builder.build(entry)
             if rational and not v.is_Rational:
                 raise SpecValueError(f"entries of {what} must be exact rational numbers", entry.span,
@@ -685,9 +691,31 @@ def _matrix(m: s.Matrix, scope: Scope, what: str, rational: bool) -> sp.Immutabl
             if not rational and not (v.is_real and v.is_finite):
                 raise SpecValueError(f"entries of {what} must be real numbers", entry.span,
                                      f"`{format_expr(entry)}`", "a finite real constant")
+            if key is not None:
+                seen[key] = v
             values.append(v)
         rows.append(values)
     return sp.ImmutableMatrix(rows)
+
+
+def _literal_fraction(node: s.Expr) -> Fraction | None:
+    """The value of a plain literal entry (``3``, ``-2``, ``0.5``, ``-3/2``) as a Fraction, else None.
+
+    Only a key for :func:`_matrix`'s memo: every distinct value is still built and checked by the
+    expression builder once (its first occurrence, so errors point where they did); the thousands of
+    repeats among the entries of an inline matrix reuse that result."""
+    if isinstance(node, s.Binary):
+        if node.op != "/" or not isinstance(node.right, s.Number) or node.right.value == 0:
+            return None
+        left = _literal_fraction(node.left)
+        return None if left is None or isinstance(node.left, s.Binary) else left / node.right.value
+    negate = False
+    while isinstance(node, s.Unary):
+        negate ^= node.op == "-"
+        node = node.operand
+    if not isinstance(node, s.Number):
+        return None
+    return -node.value if negate else node.value
 
 
 def _shape_error(what: str, got: tuple[int, int], want: tuple[object, object], span: Span | None,
