@@ -192,3 +192,20 @@ def test_the_span_witness_is_exact_on_many_points() -> None:
         left = sp.Matrix(w.w_down) * (sp.Matrix(w.w_up) * xv).applyfunc(lambda u: expr.xreplace({Z: u}))
         right = m * xv + (sp.eye(2) * xv).applyfunc(lambda u: expr.xreplace({Z: u}))
         assert all(abs(sp.N(e, 50)) < 1e-40 for e in (left - right))
+
+
+@pytest.mark.parametrize(("text", "verdict", "by"), [
+    # a hidden zero multiplying the family's term: σ = z, nothing Euler-type is left
+    ("z + (cosh(1)^2 - sinh(1)^2 - 1)*z*log(abs(z))", "open", None),
+    # a hidden zero multiplying an outside term: still exactly t·log|t| (value 0 at 0)
+    ("if z >= 0 and z <= 0 then 0 else z*log(abs(z)) + (cosh(1)^2 - sinh(1)^2 - 1)*z^2", "conditional", "R-log"),
+    ("z + abs(z)^(3/2) + (cosh(1)^2 - sinh(1)^2 - 1)*z^2", "conditional", "R-pow"),
+    # the power's coefficient is a hidden zero: σ = z, never R-pow
+    ("z + (cosh(1)^2 - sinh(1)^2)*abs(z)^(3/2) - abs(z)^(3/2)", "conditional", "L-odd-linear"),
+    ("relu(z) + (cosh(1)^2 - sinh(1)^2 - 1)*abs(z)^(3/2)", "conditional", "thm8"),
+])
+def test_hidden_zero_coefficients_are_decided_exactly(text: str, verdict: str, by: str | None) -> None:
+    from symabsorb import api
+
+    d = api.classify(text).derivation
+    assert d.verdict.value == verdict and d.decided_by == by

@@ -333,3 +333,16 @@ def test_large_file_block_with_the_norm_certificate_is_exact(tmp_path: Path) -> 
     d_ = build_report(load_spec(str(tmp_path / "s.absorb")), text).answers[0].derivation
     assert d_.decided_by == "thm-W" and d_.width[:2] == (str(m + d), str(m + d))  # type: ignore[union-attr]
     assert any("invertible" in s.text for s in d_.steps)  # type: ignore[union-attr]
+
+
+def test_a_hidden_zero_in_the_slope_is_decided_exactly() -> None:
+    """`(cosh(1)^2 - sinh(1)^2 - 1) z` on z < 0 is ReLU: Theorem W's exact w* = m (S = {0, 1} flips);
+    the same slope without the `- 1` is σ(z) = z, which no Theorem W claim may cover."""
+    rows = "W_up: [[1, 0], [0, 1], [1, 1]] W_down: [[-1, 0, 2], [0, -1, 3]]"
+    text = ("activation lk(z) = if z > 0 then z else (cosh(1)^2 - sinh(1)^2)*z\n"
+            "activation lk2(z) = if z > 0 then z else (cosh(1)^2 - sinh(1)^2 - 1)*z\n"
+            f"block a {{ activation: lk dim: 2 width: 3 skip: identity {rows} }}\n"
+            f"block b {{ activation: lk2 dim: 2 width: 3 skip: identity {rows} }}\nwidth a\nwidth b\n")
+    a, b = (x.derivation for x in build_report(resolve_text(text), text).answers)
+    assert b.decided_by == "thm-W" and b.width is not None and b.width[0] == b.width[1] == "3"
+    assert a.decided_by != "thm-W"
