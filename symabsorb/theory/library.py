@@ -50,7 +50,7 @@ TARGETS = ("block", "stack", "any")
 #: factorization); ``rescale``: a diagonal D with c W_down D W_up = M (exact linear feasibility);
 #: ``enumerate``: every S against the polynomial identity Σ_{i∈S} a_i 2o(w_i·x) ≡ −Mx (rational weights, m ≤ 12);
 #: ``rescale-signed``: Cor. R-pos, a set N and a diagonal D with c W_down D W_up = M (theory/rpos.py).
-#: ``span`` (Cor. R-log) and ``rescale-power`` (Cor. R-pow): theory/euler_concrete.py.
+#: ``span`` (Cor. R-log) and ``rescale-power`` (Cor. R-pow): weights/euler_concrete.py.
 CONCRETE = ("index-set", "rank", "rescale", "enumerate", "rescale-signed", "span", "rescale-power")
 #: Kinds of nondegeneracy an "only if" (or a nondegenerate-scope impossibility) may need. ``N1``: rows of W_up
 #: nonzero and pairwise non-collinear, columns of W_down nonzero (MATH.md §6); ``gated-N1``: gate rows nonzero and

@@ -262,7 +262,7 @@ def _rpos_decision(block: Block, d: Derivation, chosen: Attempt, library: Librar
     columns a_i/κ_i) is also checked by rigorous enclosures at sample points."""
     from dataclasses import replace
 
-    from ..theory.rpos import max_residual, rpos_decide
+    from ..theory.rpos import checked_residual, rpos_decide
     from ..theory.skips import skip_matrix
 
     b = chosen.bindings()
@@ -280,8 +280,8 @@ def _rpos_decision(block: Block, d: Derivation, chosen: Attempt, library: Librar
         kappas = [(-1 if (kk % 2 == 0 and mu < 0) else 1) * abs(mu) ** kk for mu in result.scales]
         new_up = sp.ImmutableMatrix(sp.diag(*result.scales) * sp.Matrix(block.w_up))
         new_down = sp.ImmutableMatrix(sp.Matrix(block.w_down) * sp.diag(*[1 / x for x in kappas]))
-        err = max_residual(block, new_up, new_down, m_skip)
-        if err is None or err > 1e-20:
+        err = checked_residual(block, new_up, new_down, m_skip)
+        if err is None:
             return d  # a witness failing its check decides nothing (and signals a bug in the tests)
         verified = (f"exact: {result.how}; rows μ_i w_i with μ = ({', '.join(sp.sstr(x) for x in result.scales)}), "
                     f"columns a_i/κ_i; rigorous enclosures of B' − Mx − B at sample points lie within {err:.1e}")
@@ -344,15 +344,15 @@ def _rank_decision(block: Block, d: Derivation, chosen: Attempt, library: Librar
 
 
 def _span_decision(block: Block, d: Derivation, chosen: Attempt, library: Library) -> Derivation:
-    """Cor. R-log (Euler type), inline exact weights only: :func:`symabsorb.theory.euler_concrete.span_decision`."""
-    from ..theory.euler_concrete import span_decision
+    """Cor. R-log (Euler type), inline exact weights only: :func:`symabsorb.weights.euler_concrete.span_decision`."""
+    from .euler_concrete import span_decision
 
     return span_decision(block, d, chosen)
 
 
 def _power_decision(block: Block, d: Derivation, chosen: Attempt, library: Library) -> Derivation:
-    """Cor. R-pow (Euler type), inline exact weights only: :func:`symabsorb.theory.euler_concrete.power_decision`."""
-    from ..theory.euler_concrete import power_decision
+    """Cor. R-pow (Euler type), inline exact weights only: :func:`symabsorb.weights.euler_concrete.power_decision`."""
+    from .euler_concrete import power_decision
 
     return power_decision(block, d, chosen)
 

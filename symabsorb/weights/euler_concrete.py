@@ -20,13 +20,13 @@ from dataclasses import replace
 import sympy as sp
 
 from ..model.block import Block
-from .derivation import Derivation, DerivationStep, HypStatus, Scope, Verdict, Witness
+from ..theory.derivation import Derivation, DerivationStep, HypStatus, Scope, Verdict, Witness
 
 __all__ = ["power_decision", "span_decision"]
 
 
 def _context(block: Block, chosen: object) -> tuple[sp.MatrixBase, object] | None:
-    from .skips import skip_matrix
+    from ..theory.skips import skip_matrix
 
     m_skip = skip_matrix(block)
     nd = next((x for x in chosen.checks if x.name == "nondegenerate"), None)  # type: ignore[attr-defined]
@@ -38,14 +38,13 @@ def _context(block: Block, chosen: object) -> tuple[sp.MatrixBase, object] | Non
 
 
 def _checked(block: Block, new_up: sp.MatrixBase, new_down: sp.MatrixBase, m_skip: sp.MatrixBase) -> float | None:
-    from .rpos import max_residual as _max_residual
+    from ..theory.rpos import checked_residual
 
-    err = _max_residual(block, new_up, new_down, m_skip)
-    return None if err is None or err > 1e-20 else err
+    return checked_residual(block, new_up, new_down, m_skip)
 
 
 def span_decision(block: Block, d: Derivation, chosen: object) -> Derivation:
-    from .polyrescale import solve_diagonal
+    from ..theory.polyrescale import solve_diagonal
 
     ctx = _context(block, chosen)
     gamma = chosen.bindings().get("gamma_log")  # type: ignore[attr-defined]
@@ -87,7 +86,7 @@ def span_decision(block: Block, d: Derivation, chosen: object) -> Derivation:
 
 
 def power_decision(block: Block, d: Derivation, chosen: object) -> Derivation:
-    from .rpos import rpos_decide
+    from ..theory.rpos import rpos_decide
 
     ctx = _context(block, chosen)
     b = chosen.bindings()  # type: ignore[attr-defined]
