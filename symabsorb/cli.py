@@ -411,8 +411,9 @@ def _budget_seconds(text: str) -> float:
 
 #: --budget of explore and scan: their cases have budgets of their own.
 CLUSTER_BUDGET_HELP = ("CPU seconds of this command's own process (enumeration, scheduling, the atlas; with "
-                       "--in-process the cases too); each case is bounded by --case-budget (and, for explore, "
-                       "--evidence-budget), and workers are other processes (default: 1e7, no limit in practice)")
+                       "--in-process, and for scan without --workers/--scheduler, the cases too); each case is "
+                       "bounded by --case-budget (and, for explore, --evidence-budget), and workers are other processes "
+                       "(default: 1e7, no limit in practice)")
 
 
 def _run_options(budget_help: str | None = None) -> argparse.ArgumentParser:
@@ -466,8 +467,9 @@ def _option_groups() -> dict[str, argparse.ArgumentParser]:
     cluster = argparse.ArgumentParser(add_help=False)
     group = cluster.add_argument_group("where cases run")
     group.add_argument("--scheduler", metavar="ADDRESS", help="a running Dask scheduler (tcp://host:8786); default: "
-                       "a local cluster")
-    group.add_argument("--workers", type=int, default=2, help="worker processes of the local cluster (default: 2)")
+                       "a local cluster (explore), this process (scan)")
+    group.add_argument("--workers", type=int, default=None, help="worker processes of a local Dask cluster (default: "
+                       "2 for explore; scan runs in this process unless --workers or --scheduler is given)")
     group.add_argument("--in-process", action="store_true", help="run every case in this process (no Dask)")
     group.add_argument("--results", metavar="DIR", help="results directory (one JSON line per case; a second run "
                        "resumes from it)")
@@ -574,7 +576,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "(without --space it runs unless --no-stacks)")
     ex.set_defaults(budget=1e7)  # the command's own CPU (cases have --case-budget; workers are other processes)
 
-    sc = command("scan", "decide every MLP layer of every weight file under a directory (Dask)", cmd_scan,
+    sc = command("scan", "decide every MLP layer of every weight file under a directory (in this process; Dask with "
+                 "--workers/--scheduler)", cmd_scan,
                  "cluster", "cluster-run")
     sc.add_argument("dir", metavar="DIR", help="a directory of .safetensors / .npz / .pt files")
     sc.add_argument("--activation", metavar="NAME", help="the activation of every layer (default: from the tensor "
@@ -589,16 +592,21 @@ def build_parser() -> argparse.ArgumentParser:
 # ---- explore and scan (symabsorb.explore; Dask imported only when used) --------------------------------
 
 
-def _executor(args: argparse.Namespace) -> Any:
+def _executor(args: argparse.Namespace, local: bool = False) -> Any:
+    """The executor the options ask for. ``local``: with neither --scheduler nor --workers, this process
+    (scan: a layer is BLAS work on numpy arrays, and a local Dask cluster on the same cores only adds
+    its start-up, pickling and a second copy of each layer)."""
     import warnings
 
     from . import api
     from .errors import ArgumentError
 
+    in_process = args.in_process or (local and args.scheduler is None and args.workers is None)
+    workers = 2 if args.workers is None else args.workers
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            runner = api.executor(scheduler=args.scheduler, workers=args.workers, in_process=args.in_process)
+            runner = api.executor(scheduler=args.scheduler, workers=workers, in_process=in_process)
         except ArgumentError as err:
             raise UsageError(_option_message(str(err))) from None
     for w in caught:
@@ -677,7 +685,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
 
     if not Path(args.dir).is_dir():
         raise UsageError(f"`{args.dir}` is not a directory")
-    runner = _executor(args)
+    runner = _executor(args, local=True)
     progress = _phase_progress()
     try:
         result = api.scan(args.dir, activation=args.activation, case_budget=args.case_budget, results=args.results,
