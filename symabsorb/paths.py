@@ -1,11 +1,19 @@
 """Files as untrusted input and as protected output (a base module: every layer may use it).
 
-* :func:`confine` resolves a path named *inside a spec* (an ``import``, a ``weights:`` file): it
-  must stay in the spec's directory tree (symbolic links followed) unless the command was given
-  ``--allow-outside``.
-* :func:`open_regular` / :func:`read_input` read only regular files (never a FIFO, a device or
-  ``/proc``-style file of unknown size), up to a size cap, and never put the file's content in an
-  error message.
+* :func:`confine` resolves a path named *inside a spec* (an ``import``, a ``weights:`` file) or
+  listed by ``scan``: it must stay in the spec's directory tree (symbolic links followed) unless the
+  command was given ``--allow-outside``. One kind of link out is the tree's own: a Hugging Face
+  cache snapshot (``models--org--name/snapshots/<rev>/x -> ../../blobs/<sha>``) may name the blobs
+  of its own repository (:func:`hub_repository`).
+* :func:`open_regular` / :func:`read_input` read only regular files (never a FIFO, a device, nor a
+  file of a pseudo-filesystem: ``/proc``, ``/sys``, ``/dev``, or any mount of proc, sysfs,
+  debugfs, ... — "regular" files of size 0 whose reads may block forever), up to a size cap, and
+  never put the file's content in an error message. In the main thread the body of
+  :func:`open_regular` is bounded in **wall** time by the command's budget (a read that blocks is
+  interrupted: :class:`InputError`).
+* :func:`pinned` makes the names of files already open resolve to those descriptors: ``scan`` and
+  ``verify`` hash, list and decide the very bytes they opened once, whatever the name points to by
+  the time the decision reads it.
 * :func:`write_output` replaces a file atomically: never a protected input (the spec, its
   imports, its weights files) nor, inside :func:`tracking_inputs` (the CLI wraps every command in
   it), any file the command has read so far, transitively (imports of imports, scanned weights,
@@ -18,10 +26,15 @@
 from __future__ import annotations
 
 import contextlib
+import contextvars
+import math
 import os
+import re
 import signal
 import stat
-from collections.abc import Callable, Iterator, Sequence
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
@@ -35,11 +48,15 @@ __all__ = [
     "OutputError",
     "check_output",
     "confine",
+    "hub_repository",
     "note_checked",
     "observe",
     "open_regular",
+    "pinned",
+    "pseudo_file_problem",
     "read_input",
     "tracking_inputs",
+    "wall_limit",
     "write_output",
 ]
 
@@ -139,11 +156,174 @@ def confine(base: Path, name: str, root: Path | None, span: Span | None, what: s
     if root is None or current().allow_outside:
         return resolved
     root = root.resolve()
-    if resolved != root and root not in resolved.parents:
+    if resolved != root and root not in resolved.parents and not _same_hub_blob(root, resolved):
         raise InputError(f"{what} `{name}` is outside the spec's directory", span, f"`{name}`",
                          "a file in the spec's directory or below it",
                          "inputs are confined to the spec's directory tree; pass --allow-outside to lift this")
     return resolved
+
+
+#: A Hugging Face cache repository directory (``models--org--name``, ``datasets--…``, ``spaces--…``).
+_HUB_REPO = re.compile(r"(?:models|datasets|spaces)--[^/]+")
+
+
+def hub_repository(path: Path) -> Path | None:
+    """The Hugging Face cache repository (``…/models--org--name``) whose ``snapshots`` tree holds
+    ``path`` (a resolved directory or file), or ``None``. A snapshot is made of relative links
+    ``snapshots/<rev>/x -> ../../blobs/<sha>``; the blobs are the repository's own content."""
+    parts = path.parts
+    for i in range(len(parts) - 1, 0, -1):
+        if parts[i] == "snapshots" and _HUB_REPO.fullmatch(parts[i - 1]):
+            return Path(*parts[:i])
+    return None
+
+
+def _same_hub_blob(root: Path, resolved: Path) -> bool:
+    """``resolved`` is a blob (a file directly in ``blobs/``) of the cache repository whose
+    snapshot tree ``root`` lies in."""
+    repo = hub_repository(root)
+    return repo is not None and resolved.parent == repo / "blobs"
+
+
+#: Names (absolute, links not followed) -> an open descriptor to read instead (:func:`pinned`).
+_PINS: contextvars.ContextVar[Mapping[str, int] | None] = contextvars.ContextVar("symabsorb_pins", default=None)
+
+
+def _pin_key(path: Path) -> str:
+    return os.path.abspath(os.fspath(path))
+
+
+@contextlib.contextmanager
+def pinned(files: Mapping[Path, int]) -> Iterator[None]:
+    """Within the body, :func:`open_regular` of any of these names (taken as absolute paths, links
+    not followed) reads the given open descriptor (a duplicate, from its start) instead of looking
+    the name up again: what was listed and hashed is what is decided, even if the name is swapped
+    for another file or link meanwhile. The caller keeps the descriptors open for the body."""
+    merged = dict(_PINS.get() or {})
+    merged.update({_pin_key(path): fd for path, fd in files.items()})
+    token = _PINS.set(merged)
+    try:
+        yield
+    finally:
+        _PINS.reset(token)
+
+
+# ---- pseudo-filesystems -------------------------------------------------------------------------------
+
+#: File systems whose "regular" files are kernel interfaces (size 0, reads that may block or never end).
+PSEUDO_FILESYSTEMS = frozenset({
+    "proc", "sysfs", "devtmpfs", "devpts", "debugfs", "tracefs", "securityfs", "cgroup", "cgroup2", "configfs",
+    "pstore", "bpf", "efivarfs", "fusectl", "mqueue", "binfmt_misc", "autofs", "rpc_pipefs", "nsfs", "hugetlbfs",
+    "selinuxfs", "nfsd", "sockfs", "pipefs", "anon_inodefs"})
+#: Directories whose files are never input (whatever file system is mounted there).
+PSEUDO_ROOTS = ("/proc", "/sys", "/dev")
+
+_pseudo_devices: frozenset[int] | None = None
+
+
+def _pseudo_device_ids() -> frozenset[int]:
+    """Device ids (``st_dev``) of the mounted pseudo-filesystems, from ``/proc/self/mountinfo``
+    (read once per process; elsewhere: the devices of ``/proc`` and ``/sys`` themselves)."""
+    global _pseudo_devices
+    if _pseudo_devices is not None:
+        return _pseudo_devices
+    found: set[int] = set()
+    try:
+        fd = os.open("/proc/self/mountinfo", os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        try:
+            chunks: list[bytes] = []
+            while len(chunks) < 4096:  # at most 256 MB: a kernel table, never that large
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+        finally:
+            os.close(fd)
+        for line in b"".join(chunks).decode("utf-8", "replace").splitlines():
+            fields = line.split()
+            if " - " not in line or len(fields) < 3:
+                continue
+            fstype = line.split(" - ", 1)[1].split()[0] if line.split(" - ", 1)[1].split() else ""
+            if fstype in PSEUDO_FILESYSTEMS:
+                major, _, minor = fields[2].partition(":")
+                if major.isdigit() and minor.isdigit():
+                    found.add(os.makedev(int(major), int(minor)))
+    except (OSError, ValueError):
+        pass
+    for where in ("/proc", "/sys"):
+        with contextlib.suppress(OSError):
+            found.add(os.stat(where).st_dev)
+    _pseudo_devices = frozenset(found)
+    return _pseudo_devices
+
+
+def _under(path: str, roots: Sequence[str]) -> str | None:
+    for r in roots:
+        if path == r or path.startswith(r + "/"):
+            return r
+    return None
+
+
+def pseudo_file_problem(fd: int, path: Path) -> str | None:
+    """Why the open descriptor ``fd`` (opened as ``path``) is a pseudo-filesystem file, or ``None``:
+    under ``/proc``, ``/sys`` or ``/dev`` (by the name it resolves to, and by the descriptor's own
+    path where the system tells it), or on a mounted proc, sysfs, debugfs, ... file system."""
+    names = [os.path.realpath(os.fspath(path))]
+    with contextlib.suppress(OSError):
+        names.append(os.readlink(f"/proc/self/fd/{fd}"))
+    for name in names:
+        root = _under(name, PSEUDO_ROOTS)
+        if root is not None:
+            return f"a file under {root} (a kernel interface, not data)"
+    try:
+        dev = os.fstat(fd).st_dev
+    except OSError:
+        return None
+    if dev in _pseudo_device_ids():
+        return "a file of a pseudo-filesystem (proc, sysfs, debugfs, ...: a kernel interface, not data)"
+    return None
+
+
+# ---- wall time --------------------------------------------------------------------------------------
+
+_wall_armed = threading.local()
+
+
+@contextlib.contextmanager
+def wall_limit(seconds: float | None, what: str) -> Iterator[None]:
+    """Interrupt the body with :class:`InputError` after ``seconds`` of **wall** time (a read that
+    blocks: a network file system, a FUSE file, a kernel file). Only in the main thread (signals
+    reach no other) and only when no one else uses ``SIGALRM`` there; nested calls keep the outer
+    limit. ``None``, infinite or huge limits: no limit."""
+    if (seconds is None or math.isnan(seconds) or math.isinf(seconds) or seconds <= 0 or seconds > 1e8
+            or not _is_main_thread() or getattr(_wall_armed, "on", False) or not hasattr(signal, "setitimer")):
+        yield
+        return
+    try:
+        previous = signal.getsignal(signal.SIGALRM)
+    except (ValueError, OSError):
+        yield
+        return
+    if previous not in (signal.SIG_DFL, signal.SIG_IGN, None):
+        yield  # SIGALRM is someone else's (an output being written, a test harness)
+        return
+    started = time.monotonic()
+
+    def on_alarm(signum: int, frame: object) -> None:
+        waited = time.monotonic() - started
+        raise InputError(f"{what}: no answer within {seconds:g} s of wall time (waited {waited:.1f} s)", None,
+                         "a read that blocks", "a file that can be read",
+                         "a network or kernel file that does not answer; copy the file to a local disk")
+
+    signal.signal(signal.SIGALRM, on_alarm)
+    _wall_armed.on = True
+    try:
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        _wall_armed.on = False
+        signal.signal(signal.SIGALRM, previous)
 
 
 @contextlib.contextmanager
@@ -151,13 +331,22 @@ def open_regular(path: Path, span: Span | None = None, what: str = "file",
                  max_bytes: int | None = None, expected: str | None = None,
                  hint: str = "paths are relative to the spec file") -> Iterator[tuple[BinaryIO, int]]:
     """Open ``path`` for reading if it is a regular file of at most ``max_bytes`` (default: the
-    installed ``input-bytes`` limit); yields ``(binary file, size)``. Opened non-blocking, so a FIFO
-    cannot hang the open; checked on the open descriptor, so a swap after the check does not help."""
-    limits = current().limits
+    installed ``input-bytes`` limit) and of no pseudo-filesystem; yields ``(binary file, size)``.
+    Opened non-blocking, so a FIFO cannot hang the open; checked on the open descriptor, so a swap
+    after the check does not help. A name :func:`pinned` in force is not looked up again: its
+    descriptor is read. The body runs under :func:`wall_limit` of the command's budget."""
+    budget = current()
+    limits = budget.limits
     cap = limits.input_bytes if max_bytes is None else max_bytes
     shown = f"`{path}`"
+    pins = _PINS.get()
+    pin = pins.get(_pin_key(path)) if pins else None
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+        if pin is not None:
+            fd = os.dup(pin)
+            os.lseek(fd, 0, os.SEEK_SET)
+        else:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except FileNotFoundError:
         raise SpecImportError(f"cannot find {shown}", span, shown, expected or f"an existing {what}", hint) from None
     except IsADirectoryError:
@@ -169,6 +358,10 @@ def open_regular(path: Path, span: Span | None = None, what: str = "file",
         if not stat.S_ISREG(info.st_mode):
             raise InputError(f"{what} {shown} is {_describe_kind(info.st_mode)}", span, _describe_kind(info.st_mode),
                              f"a regular {what}", "only regular files are read")
+        pseudo = pseudo_file_problem(fd, path)
+        if pseudo is not None:
+            raise InputError(f"{what} {shown} is {pseudo}", span, pseudo, f"a regular {what} on a disk",
+                             "files of /proc, /sys, /dev and other kernel file systems are never read")
         if info.st_size > cap:
             name = "input-bytes"
             raise InputError(f"{what} {shown} is too large ({info.st_size} bytes)",
@@ -181,7 +374,7 @@ def open_regular(path: Path, span: Span | None = None, what: str = "file",
         raise
     _track(path, info)
     _notify("read", path, fh.fileno())
-    with fh:
+    with fh, wall_limit(budget.seconds, f"reading {what} {shown}"):
         yield fh, info.st_size
 
 
