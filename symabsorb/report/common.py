@@ -81,19 +81,51 @@ def math_parts(text: str) -> list[tuple[str, bool]]:
     return out
 
 
+_BACKTICKS = re.compile(r"`+")
+
+
+def code_parts(text: str) -> list[tuple[str, bool]]:
+    """``text`` cut into (piece, is_code) at code spans, as CommonMark reads them: a run of ``n``
+    backticks opens a span that the next run of exactly ``n`` closes; a run with no closing run is
+    literal text. Code spans are found first, so a user string the engine quotes in backticks (a
+    file name, a tensor key) stays one inert piece even when it holds ``$`` or ``[``."""
+    out: list[tuple[str, bool]] = []
+    pos = start = 0
+    while True:
+        m = _BACKTICKS.search(text, pos)
+        if m is None:
+            break
+        n = len(m.group())
+        close = next((c for c in _BACKTICKS.finditer(text, m.end()) if len(c.group()) == n), None)
+        if close is None:
+            pos = m.end()
+            continue
+        if m.start() > start:
+            out.append((text[start:m.start()], False))
+        out.append((text[m.end():close.start()], True))
+        pos = start = close.end()
+    if start < len(text):
+        out.append((text[start:], False))
+    return out
+
+
 def text_pieces(text: str, library: Library) -> list[tuple[str, str]]:
     """A step's text as (kind, value) pieces, kind one of ``cite`` (a result id), ``math`` (LaTeX),
-    ``code`` (between backticks) or ``text``: each renderer maps the kinds to its own markup."""
+    ``code`` (between backticks) or ``text``: each renderer maps the kinds to its own markup. Code
+    spans are cut first (:func:`code_parts`), then citations, then math: a backtick that closes no
+    span is text."""
     out: list[tuple[str, str]] = []
-    for piece, rid in split_citations(text, library):
-        if rid is not None:
-            out.append(("cite", rid))
+    for chunk, is_code in code_parts(text):
+        if is_code:
+            out.append(("code", chunk))
             continue
-        for part, is_math in math_parts(piece):
-            if is_math:
-                out.append(("math", part))
-            else:
-                out.extend(("code" if i % 2 else "text", chunk) for i, chunk in enumerate(part.split("`")))
+        for piece, rid in split_citations(chunk, library):
+            if rid is not None:
+                out.append(("cite", rid))
+                continue
+            for part, is_math in math_parts(piece):
+                if part:
+                    out.append(("math" if is_math else "text", part))
     return out
 
 

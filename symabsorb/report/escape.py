@@ -168,15 +168,21 @@ def html_math(latex: str) -> str:
 
 # ---- Markdown (HTML disabled) ---------------------------------------------------------------------
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>&|$#])")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>&|$#!])")
 _MD_ENTITIES = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
+_MD_AUTOLINK = re.compile(r"://|(?i:www)\.|@")
+_MD_AUTOLINK_REF = {"://": "&#58;//", "@": "&#64;"}
 
 
 def markdown_text(text: str) -> str:
     """Running text for Markdown: no HTML (``<``, ``&`` as entities), no emphasis, link, code, math
-    or table syntax from the user (backslash-escaped), one line."""
+    or table syntax from the user (backslash-escaped), no autolink (``://``, ``www.``, ``@`` as
+    character references), one line."""
     one_line = _printable(text).replace("\n", " ").replace("\r", " ")
-    return _MD_SPECIAL.sub(lambda m: _MD_ENTITIES.get(m.group(1), "\\" + m.group(1)), one_line)
+    escaped = _MD_SPECIAL.sub(lambda m: _MD_ENTITIES.get(m.group(1), "\\" + m.group(1)), one_line)
+    # GFM's autolink extension links bare `scheme://`, `www.` and e-mail addresses while it parses the
+    # source: written as character references, they read the same and never trigger it
+    return _MD_AUTOLINK.sub(lambda m: _MD_AUTOLINK_REF.get(m.group(), m.group()[:3] + "&#46;"), escaped)
 
 
 def markdown_code(text: str) -> str:
@@ -189,9 +195,16 @@ def markdown_code(text: str) -> str:
     return f"{fence}{pad}{one_line}{pad}{fence}"
 
 
+#: What makes the inside of ``$...$`` a link or an image for a Markdown renderer without math
+#: support (CommonMark reads ``$`` as a plain character): ``](`` or ``][`` (inline or reference
+#: links and images), ``![``, and what GFM's autolink extension links (``://``, ``www.``, ``@``).
+_MD_LINKISH = re.compile(r"\]\s*[(\[]|!\s*\[|://|www\.|@|\\\s*$")
+
+
 def markdown_math(latex: str) -> str:
-    """``$latex$`` for safe math (``<`` and ``>`` written ``\\lt`` and ``\\gt``), else a code span."""
-    if is_safe_math(latex) and "`" not in latex and "\n" not in latex:
+    """``$latex$`` for safe math (``<`` and ``>`` written ``\\lt`` and ``\\gt``) that no Markdown
+    renderer can read as a link, an image or an autolink; else a code span (inert everywhere)."""
+    if is_safe_math(latex) and "`" not in latex and "\n" not in latex and not _MD_LINKISH.search(latex):
         return "$" + latex.replace("<", "\\lt ").replace(">", "\\gt ") + "$"
     return markdown_code(latex)
 

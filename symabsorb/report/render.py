@@ -110,19 +110,23 @@ def render_answer(answer: QueryAnswer, library: Library, fmt: str, *, fragment: 
     # the candidates it only tried are linked from its table: listed too, folded away
     tried = [rid for rid in Report("", "", "", (answer,), library).cited() if rid not in cited]
     if fmt == "md":
+        from .escape import markdown_text
         from .markdown import MarkdownRenderer
+
+        def entry(rid: str) -> list[str]:
+            r = library.results[rid]
+            return [f'<a id="ref-{rid}"></a>', f"- **{markdown_text(r.label)}** — {markdown_text(r.title)} "
+                    f"(*{markdown_text(r.source)}*: {markdown_text(r.citation)}).", ""]
 
         lines = MarkdownRenderer(library).render(answer)
         if cited:
             lines += ["", "**Results cited**", ""]
             for rid in cited:
-                r = library.results[rid]
-                lines += [f'<a id="ref-{rid}"></a>', f"- **{r.label}** — {r.title} (*{r.source}*: {r.citation}).", ""]
+                lines += entry(rid)
         if tried:
             lines += ["<details><summary>Other results tried</summary>", ""]
             for rid in tried:
-                r = library.results[rid]
-                lines += [f'<a id="ref-{rid}"></a>', f"- **{r.label}** — {r.title} (*{r.source}*: {r.citation}).", ""]
+                lines += entry(rid)
             lines += ["</details>"]
         return "\n".join(lines).rstrip("\n") + "\n"
     if fmt == "json":
