@@ -41,6 +41,9 @@ class Scope(StrEnum):
     NONDEGENERATE = "nondegenerate weights"  # rows of W_up nonzero, pairwise non-collinear; columns of W_down nonzero
     GENERIC = "generic weights"
     THESE = "these weights"
+    #: Theorem FD's certificate (MATH §14.3): "almost every weight near these is not absorbable; these weights are
+    #: not decided". Its verdict stays ``open``: it is never counted or rendered as not-absorbable.
+    NEAR = "almost every weight near these"
 
 
 class HypStatus(StrEnum):

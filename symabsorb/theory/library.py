@@ -36,7 +36,7 @@ __all__ = [
 
 KINDS = ("theorem", "lemma", "proposition", "corollary", "definition", "open-problem")
 SOURCES = ("paper", "library")
-SCOPES = ("all weights", "nondegenerate weights", "generic weights", "these weights")
+SCOPES = ("all weights", "nondegenerate weights", "generic weights", "these weights", "almost every weight near these")
 VERDICTS = ("impossible", "conditional", "absorbable", "not-absorbable", "open", "reduction", "support")
 ROLES = ("decide", "reduction", "support")
 #: ``[setting] biases``: which of block / residual-free block carry biases (``none`` is the paper's setting).
@@ -51,7 +51,10 @@ TARGETS = ("block", "stack", "any")
 #: ``enumerate``: every S against the polynomial identity Σ_{i∈S} a_i 2o(w_i·x) ≡ −Mx (rational weights, m ≤ 12);
 #: ``rescale-signed``: Cor. R-pos, a set N and a diagonal D with c W_down D W_up = M (theory/rpos.py).
 #: ``span`` (Cor. R-log) and ``rescale-power`` (Cor. R-pow): weights/euler_concrete.py.
-CONCRETE = ("index-set", "rank", "rescale", "enumerate", "rescale-signed", "span", "rescale-power")
+#: ``slopes-1d`` (Theorem 1D: the slopes F(1), −F(−1) decided exactly) and ``fold`` (Theorem FA's exact fold test):
+#: deep stacks, weights/deep.py.
+CONCRETE = ("index-set", "rank", "rescale", "enumerate", "rescale-signed", "span", "rescale-power", "slopes-1d",
+            "fold")
 #: Kinds of nondegeneracy an "only if" (or a nondegenerate-scope impossibility) may need. ``N1``: rows of W_up
 #: nonzero and pairwise non-collinear, columns of W_down nonzero (MATH.md §6); ``gated-N1``: gate rows nonzero and
 #: pairwise non-collinear, every up row and every column nonzero (MATH.md §10); ``N2``: rows of W_up nonzero, pairs
