@@ -52,9 +52,10 @@ TARGETS = ("block", "stack", "any")
 #: ``rescale-signed``: Cor. R-pos, a set N and a diagonal D with c W_down D W_up = M (theory/rpos.py).
 #: ``span`` (Cor. R-log) and ``rescale-power`` (Cor. R-pow): weights/euler_concrete.py.
 #: ``slopes-1d`` (Theorem 1D: the slopes F(1), −F(−1) decided exactly) and ``fold`` (Theorem FA's exact fold test):
-#: deep stacks, weights/deep.py.
+#: deep stacks, weights/deep.py. ``degenerate`` (Theorem D: any weights of one block, atoms by line or ±v pair;
+#: weights/degenerate.py).
 CONCRETE = ("index-set", "rank", "rescale", "enumerate", "rescale-signed", "span", "rescale-power", "slopes-1d",
-            "fold")
+            "fold", "degenerate")
 #: Kinds of nondegeneracy an "only if" (or a nondegenerate-scope impossibility) may need. ``N1``: rows of W_up
 #: nonzero and pairwise non-collinear, columns of W_down nonzero (MATH.md §6); ``gated-N1``: gate rows nonzero and
 #: pairwise non-collinear, every up row and every column nonzero (MATH.md §10); ``N2``: rows of W_up nonzero, pairs
