@@ -121,6 +121,9 @@ class Witness:
     names: tuple[tuple[str, str], ...] = ()
     transpose: bool = False
     dtype: str | None = None
+    #: how to read a witness that is not a flip (a deep stack's residual-free blocks, MATH §14): the renderers print
+    #: it instead of index sets
+    description: str = ""
 
 
 @dataclass(frozen=True)
@@ -151,6 +154,9 @@ class Derivation:
     certificate: Any = field(default=None, compare=False)
     degenerate: str | None = None  # scope "nondegenerate weights": what is known for degenerate weights
     width: tuple[str | None, str | None, bool, str | None] | None = None  # `width` query: upper, lower, never, scope
+    #: Theorem FD's certificate of a concrete deep stack (a ``symabsorb.weights.deep.FDCertificate``), re-checked by
+    #: ``symabsorb verify`` (it recomputes the rank)
+    depth_certificate: Any = field(default=None, compare=False)
 
     def node_states(self) -> dict[str, NodeState]:
         states = {c.id: c.state for c in self.candidates}
