@@ -69,6 +69,7 @@ class DaskExecutor:
         from distributed import Client, LocalCluster
 
         self.cluster = None
+        self.address = address
         if address is None:
             self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                         dashboard_address=":0", silence_logs=logging.ERROR)
@@ -87,21 +88,76 @@ class DaskExecutor:
                                      "cluster") from None
             self.name = f"dask scheduler {address}"
 
+    def _workers(self) -> int:
+        try:
+            return len(self.client.scheduler_info().get("workers", {}))
+        except Exception:  # the scheduler went away: as good as no worker
+            return 0
+
+    def _no_workers(self, grace: float) -> Exception:
+        from ..errors import SymabsorbError
+
+        where = self.address or "the local cluster"
+        return SymabsorbError(f"error: the Dask scheduler at `{where}` has no workers (none joined within {grace:g} s "
+                              "of wall time), so no case can run; start workers (dask worker ADDRESS), or drop "
+                              "--scheduler for a local cluster")
+
     def run(self, jobs: Sequence[Job], on_result: Callable[[dict[str, Any]], None]) -> None:
-        from distributed import as_completed
+        """Every job's record, as each finishes. Waiting is bounded in **wall** time: a scheduler that
+        has had no worker for ``min(10 s, budget)`` ends the command (a clean error naming it), and no
+        wait outlasts the command's budget in wall seconds (the CPU timer cannot see a process that
+        only waits)."""
+        import time
+
+        from distributed import wait
+
+        from ..budget import BudgetExhausted, current
 
         if not jobs:
             return
+        seconds = current().seconds
+        grace = max(1.0, min(10.0, seconds))
+        deadline = time.monotonic() + seconds
+        if self._workers() == 0:
+            try:
+                self.client.wait_for_workers(1, timeout=grace)
+            except Exception:
+                raise self._no_workers(grace) from None
         futures = [self.client.submit(fn, task, key=f"symabsorb-{getattr(task, 'id', i)}-{i}", pure=False)
                    for i, (fn, task) in enumerate(jobs)]
         by_key = {f.key: task for f, (_, task) in zip(futures, jobs, strict=True)}
-        for future in as_completed(futures):
-            try:
-                record = future.result()
-            except Exception as err:  # a worker died or the task raised: record it, keep going
-                record = error_record(by_key[future.key], err)
-            on_result(record)
-            future.release()
+        pending = set(futures)
+        idle_since: float | None = None
+        try:
+            while pending:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise BudgetExhausted(f"budget: no result from the Dask cluster within {seconds:g} s of wall "
+                                          f"time ({len(pending)} cases still waiting)")
+                try:
+                    done, not_done = wait(list(pending), timeout=min(1.0, remaining), return_when="FIRST_COMPLETED")
+                except TimeoutError:
+                    done, not_done = set(), pending
+                pending = set(not_done)
+                for future in sorted(done, key=lambda f: str(f.key)):
+                    try:
+                        record = future.result()
+                    except Exception as err:  # a worker died or the task raised: record it, keep going
+                        record = error_record(by_key[future.key], err)
+                    on_result(record)
+                    future.release()
+                if done:
+                    idle_since = None
+                elif self._workers() == 0:
+                    idle_since = idle_since if idle_since is not None else time.monotonic()
+                    if time.monotonic() - idle_since >= grace:
+                        raise self._no_workers(grace)
+                else:
+                    idle_since = None
+        except BaseException:
+            for future in pending:
+                future.cancel()
+            raise
 
     def close(self) -> None:
         self.client.close()

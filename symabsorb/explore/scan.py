@@ -109,33 +109,100 @@ class ScanTask:
     assumptions: tuple[str, ...]
     budget: float | None
     kind: str = "scan"
+    sha256: str = ""  # the bytes listed and hashed: the decision reads a file with this digest or none
+    allow_outside: bool = False  # listed through --allow-outside (the file resolves outside the directory)
 
     @property
     def label(self) -> str:
-        return f"{Path(self.file).name}:{self.prefix or '(top level)'}"
+        return f"{_shown_rel(self.file, self.spec_dir)}:{self.prefix or '(top level)'}"
+
+
+def _shown_rel(file: str, directory: str) -> str:
+    """The file as named under the scanned directory (``text_encoder/model.safetensors``), never
+    the target of a link (a Hugging Face blob is reported under its snapshot name)."""
+    try:
+        return str(Path(file).relative_to(directory))
+    except ValueError:
+        return Path(file).name
 
 
 def weight_files(directory: Path) -> list[Path]:
-    return sorted(p for p in directory.rglob("*") if p.is_file() and p.suffix.lower() in WEIGHT_SUFFIXES)
+    """The weight files under ``directory`` by the names they are listed under (links not resolved:
+    a link is confined and read by :func:`scan`, and reported under its own name)."""
+    return sorted(p for p in directory.rglob("*") if p.suffix.lower() in WEIGHT_SUFFIXES and p.is_file())
+
+
+def _confined(name: Path, root: Path) -> tuple[bool, str | None]:
+    """Whether ``name`` (listed under ``root``) may be read: inside the directory after following
+    links, or a Hugging Face snapshot's link into its own repository's blobs, or anywhere with
+    ``--allow-outside``. Returns (read it through --allow-outside, the reason it may not be read)."""
+    from ..budget import current
+    from ..errors import SymabsorbError
+    from ..paths import confine
+
+    try:
+        resolved = confine(name.parent, name.name, None, None, "file")
+    except SymabsorbError as err:
+        return False, str(err).splitlines()[0].removeprefix("error: ")
+    try:
+        confine(name.parent, name.name, root, None, "file")
+    except SymabsorbError:
+        if current().allow_outside:
+            return True, None
+        return False, (f"a link to `{resolved}`, outside the scanned directory: not read (pass --allow-outside "
+                       "to read files that links lead to outside it)")
+    return False, None
 
 
 # ---- config.json (untrusted input) ---------------------------------------------------------------------
 
 
-def read_config(folder: Path) -> tuple[dict[str, Any], str | None]:
+class _LongNumber(ValueError):
+    pass
+
+
+def _bounded_int(text: str) -> int:
+    """JSON integers of config.json: at most 100 digits (Python refuses to convert more than 4,300
+    at all; no configuration value needs more than a few)."""
+    if len(text.lstrip("-")) > 100:
+        raise _LongNumber(f"an integer of {len(text.lstrip('-'))} digits")
+    return int(text)
+
+
+def _bounded_float(text: str) -> float:
+    if len(text) > 400:
+        raise _LongNumber(f"a number of {len(text)} characters")
+    return float(text)
+
+
+def read_config(folder: Path, root: Path | None = None) -> tuple[dict[str, Any], str | None]:
     """``config.json`` beside the weights as plain values (model type, activation, epsilon, pre/post
     norm), each checked for type; (values, a problem with the file or None). A missing file gives
-    ``{}``; a bad one is a problem stated per layer, never a crash."""
+    ``{}``; a bad one, a link out of ``root`` (without ``--allow-outside``) or a file that cannot be
+    read is a problem stated per layer, never a crash. Numbers are bounded before they are built."""
     from ..errors import SymabsorbError
     from ..paths import read_input
 
     path = folder / "config.json"
-    if not path.is_file():
+    try:
+        present = path.is_file() or path.is_symlink()
+    except OSError:
+        present = False
+    if not present:
         return {}, None
+    if root is not None:
+        _outside, refused = _confined(path, root)
+        if refused is not None:
+            return {}, f"config.json beside the weights: {refused}; its values are not used"
     try:
         raw = read_input(path, None, "config.json", max_bytes=MAX_CONFIG_BYTES, expected="a JSON object")
-        data = json.loads(raw.decode("utf-8"))
-    except (SymabsorbError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
+        data = json.loads(raw.decode("utf-8"), parse_int=_bounded_int, parse_float=_bounded_float)
+    except _LongNumber as err:
+        return {}, f"config.json beside the weights holds {err}: its values are not used"
+    except SymabsorbError as err:
+        why = str(err).splitlines()[0].removeprefix("error: ")
+        return {}, f"config.json beside the weights is not usable ({why[:160]}): its values are not used"
+    except (UnicodeDecodeError, ValueError, RecursionError) as err:
         return {}, f"config.json beside the weights is not usable ({type(err).__name__}): its values are not used"
     if not isinstance(data, dict):
         return {}, "config.json beside the weights is not a JSON object: its values are not used"
@@ -188,7 +255,8 @@ def _eps_text(value: Any) -> str:
 
 def find_layers(path: Path, names: Sequence[str], activation: str | None, budget: float | None,
                 directory: Path | None = None, config: dict[str, Any] | None = None,
-                config_problem: str | None = None, taken: set[str] | None = None) -> tuple[list[ScanTask], list[str]]:
+                config_problem: str | None = None, taken: set[str] | None = None,
+                allow_outside: bool = False) -> tuple[list[ScanTask], list[str]]:
     """One task per MLP layer whose tensor names match a layout (the first matching layout wins), and
     the layer groups (prefixes such as ``encoder.layer.3.``) in which none was found."""
     directory = directory or path.parent
@@ -226,7 +294,7 @@ def find_layers(path: Path, names: Sequence[str], activation: str | None, budget
                     and prefix + layout.marker not in keys:
                 continue
             task = _task(path, directory, prefix, layout, keys, activation, budget, config, config_problem, taken,
-                         digest)
+                         digest, allow_outside)
             used.update({key, prefix + layout.down})
             if task is not None:
                 tasks.append(task)
@@ -238,7 +306,7 @@ def find_layers(path: Path, names: Sequence[str], activation: str | None, budget
 
 def _task(path: Path, directory: Path, prefix: str, layout: Layout, keys: set[str], activation: str | None,
           budget: float | None, config: dict[str, Any], config_problem: str | None, taken: set[str],
-          digest: Callable[[], str]) -> ScanTask | None:
+          digest: Callable[[], str], allow_outside: bool = False) -> ScanTask | None:
     assumptions: list[str] = []
     if config_problem:
         assumptions.append(config_problem)
@@ -289,19 +357,53 @@ def _task(path: Path, directory: Path, prefix: str, layout: Layout, keys: set[st
     if gated:  # a gated unit g(W_gate x) ⊙ (W_up x) with the gate g = act
         text = f"gated {name}_unit gate {act}\n" + text.replace(f"    activation: {act}\n",
                                                                  f"    activation: {name}_unit\n", 1)
-    tid = case_id("scan", str(path.resolve()), digest(), prefix, layout.name, text, budget)
-    return ScanTask(tid, str(path.resolve()), prefix, layout.name, text, name, str(directory.resolve()),
-                    act if not gated else f"{act} (gated)", norm, tuple(assumptions), budget)
+    root = directory.resolve()
+    listed = root / _rel(path, directory)  # the name it is listed under, links not resolved
+    sha = digest()
+    tid = case_id("scan", str(listed), sha, prefix, layout.name, text, budget)
+    return ScanTask(tid, str(listed), prefix, layout.name, text, name, str(root),
+                    act if not gated else f"{act} (gated)", norm, tuple(assumptions), budget, sha256=sha,
+                    allow_outside=allow_outside)
 
 
 def _rel(path: Path, directory: Path) -> str:
+    """``path`` relative to ``directory`` by name (a link stays the link: a subfolder's
+    ``unet/model.safetensors`` is that file, a snapshot's link is named as in the snapshot)."""
+    import os
+
     try:
-        return str(path.resolve().relative_to(directory.resolve()))
+        return str(path.relative_to(directory))
     except ValueError:
-        return path.name
+        pass
+    rel = os.path.relpath(os.path.abspath(path), os.path.abspath(directory))
+    return rel if not rel.startswith("..") else path.name
 
 
 def _decide(task: ScanTask) -> dict[str, Any]:
+    """The layer decided on the bytes that were listed: the file is opened once, its SHA-256 must be
+    the one listed, and every read of the decision is served from that descriptor (never the
+    name again: a link swapped meanwhile changes nothing)."""
+    import contextlib
+    from dataclasses import replace
+
+    from ..budget import current
+    from ..context import changed
+    from ..errors import SymabsorbError
+    from ..paths import open_regular, pinned
+    from ..weights.certify import file_digest
+    from ..weights.io import MAX_FILE_BYTES
+
+    name = Path(task.file)
+    outside = changed(budget=replace(current(), allow_outside=True)) if task.allow_outside else contextlib.nullcontext()
+    with outside, open_regular(name, None, "weights file", max_bytes=MAX_FILE_BYTES) as (fh, _size), \
+            pinned({name: fh.fileno()}):
+        if task.sha256 and file_digest(str(name)) != task.sha256:
+            raise SymabsorbError(f"`{_shown_rel(task.file, task.spec_dir)}` changed after it was listed (SHA-256 "
+                                 "differs): not decided; scan again")
+        return _decide_pinned(task)
+
+
+def _decide_pinned(task: ScanTask) -> dict[str, Any]:
     from ..model import resolve_text
     from ..theory.library import default_library
     from ..weights.certify import certificate_to_dict
@@ -352,34 +454,42 @@ def scan(directory: Path, store: Any, executor: Any, activation: str | None = No
     skipped, with the reason: files that could not be read or held no MLP layer, layer groups in which
     no layout found an MLP, layers that failed or ran out of budget."""
     from ..dsl.errors import SymabsorbError
-    from ..weights.io import read_tensors
+    from ..paths import open_regular, pinned
+    from ..weights.io import MAX_FILE_BYTES, read_tensors
 
     tasks: list[ScanTask] = []
     skipped: list[tuple[str, str]] = []
     taken: set[str] = set()
     configs: dict[Path, tuple[dict[str, Any], str | None]] = {}
+    root = directory.resolve()
     for path in weight_files(directory):
+        name = root / _rel(path, directory)  # reported under this name (a snapshot's, not its blob's)
+        allow_outside, refused = _confined(name, root)
+        if refused is not None:
+            skipped.append((str(name), refused))
+            continue
+        if name.parent not in configs:
+            configs[name.parent] = read_config(name.parent, root)
+            problem = configs[name.parent][1]
+            if problem is not None and "not read" in problem:
+                skipped.append((str(name.parent / "config.json"), problem))
+        config, problem = configs[name.parent]
         try:
-            names = list(read_tensors(path, keys=[]))  # the names only: no tensor is inflated here
+            # opened once: the names are listed, and the file hashed, from this one descriptor
+            with open_regular(name, None, "weights file", max_bytes=MAX_FILE_BYTES) as (fh, _size), \
+                    pinned({name: fh.fileno()}):
+                names = list(read_tensors(name, keys=[]))  # the names only: no tensor is inflated here
+                found, missing = find_layers(name, names, activation, budget, directory, config, problem, taken,
+                                             allow_outside)
         except BudgetExhausted:
             raise  # the command's budget ends the command, never one file
         except SymabsorbError as err:
-            skipped.append((str(path), str(err).splitlines()[0]))
-            continue
-        if path.parent not in configs:
-            configs[path.parent] = read_config(path.parent)
-        config, problem = configs[path.parent]
-        try:
-            found, missing = find_layers(path, names, activation, budget, directory, config, problem, taken)
-        except BudgetExhausted:
-            raise
-        except SymabsorbError as err:  # the file changed kind or size between listing and hashing
-            skipped.append((str(path), str(err).splitlines()[0]))
+            skipped.append((str(name), str(err).splitlines()[0]))
             continue
         if not found:
-            skipped.append((str(path), "no tensor names matched an MLP layer layout"))
+            skipped.append((str(name), "no tensor names matched an MLP layer layout"))
         for group in missing:
-            skipped.append((str(path), f"tensor group `{group[:80]}` matches no MLP layout"))
+            skipped.append((str(name), f"tensor group `{group[:80]}` matches no MLP layout"))
         tasks.extend(found)
     pending = [(scan_task, t) for t in tasks if t.id not in store]
     done = len(tasks) - len(pending)

@@ -33,8 +33,10 @@ counted; a report with nothing checkable is "nothing to check" (exit code 1 in t
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
@@ -121,17 +123,30 @@ def _shown(value: Any) -> str:
     return shown(str(value))
 
 
+@contextlib.contextmanager
+def _opened_once(block: Any, base: Path, root: Path) -> Iterator[None]:
+    """The block's weights file, confined to ``root`` (a Hugging Face snapshot's link into its own
+    repository's blobs included), opened once by the name the block gives it; inside, every read of
+    that name (tensors, biases, scales, the SHA-256) is served from this one descriptor."""
+    from ..paths import confine, open_regular, pinned
+    from .io import MAX_FILE_BYTES
+
+    decl = block.weights
+    confine(base, decl.file, root, decl.span, "weights file")
+    name = base / decl.file  # read by the name (a link keeps its suffix; its target is a blob's hash)
+    with open_regular(name, decl.span, "weights file", max_bytes=MAX_FILE_BYTES) as (fh, _size), \
+            pinned({name: fh.fileno()}):
+        yield
+
+
 def _load_weights(block: Any, base: Path, root: Path, digest: str) -> Any:
-    """The block's weights, read as ``prove`` reads them, from inside ``root``; the file's SHA-256
-    must be the certificate's."""
+    """The block's weights, read as ``prove`` reads them, from inside ``root`` (within
+    :func:`_opened_once`); the file's SHA-256 must be the certificate's."""
     from ..model.activation import GatedActivation
-    from ..paths import confine
     from .io import load_block_weights
 
     decl = block.weights
-    path = confine(base, decl.file, root, decl.span, "weights file")
-    loaded = load_block_weights(replace(decl, file=path.name), path.parent, isinstance(block.activation,
-                                                                                         GatedActivation))
+    loaded = load_block_weights(decl, base, isinstance(block.activation, GatedActivation))
     if file_digest(loaded.file) != digest:
         raise CertificateError(f"`{_shown(decl.file)}` has changed since the report (SHA-256 differs)")
     return loaded
@@ -333,6 +348,11 @@ def _check_file_query(d: dict[str, Any], block: Any, verdict: str, root: Path) -
     if not isinstance(raw_cert, dict):
         raise CertificateError("malformed certificate: not an object")
     _bind(raw_cert.get("weights"), block)
+    with _opened_once(block, root, root):
+        return _check_opened(d, raw_cert, block, verdict, root)
+
+
+def _check_opened(d: dict[str, Any], raw_cert: dict[str, Any], block: Any, verdict: str, root: Path) -> str:
     loaded = _load_weights(block, root, root, raw_cert["weights"]["sha256"])
     up, down = loaded.w_up, loaded.w_down
     m, d_in = int(up.shape[0]), int(up.shape[1])

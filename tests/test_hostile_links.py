@@ -1,0 +1,304 @@
+"""Issue 26 §2, hostile input round 4: files, links, pseudo-files and waits.
+
+* ``scan DIR`` reads only what lies in ``DIR``: a link out of it is skipped with its reason (exit 1,
+  nothing of the outside file printed) unless ``--allow-outside``; a ``config.json`` linking out is
+  not read (its values not used, the layer says so); a Hugging Face cache snapshot, made of links
+  ``snapshots/<rev>/x -> ../../blobs/<sha>``, is scanned and each layer reported under its snapshot
+  name, a subfolder's file decided as that file; the decision reads the bytes that were listed;
+* readers refuse pseudo-filesystem files (``config.json -> /proc/...`` with ``--allow-outside``
+  ends in time); a blocking read is interrupted in wall time; a Dask scheduler with no worker is a
+  clean exit 2 naming it;
+* a ``config.json`` integer of more than 4,300 digits is a stated problem, not an internal error;
+* ``verify`` of a report whose target entry is ``"1e999999999"`` fails at once (no number built).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import require_module, run_cli
+
+D, M = 3, 5
+
+
+def _weights(seed: int, m: int = M, prefix: str = "model.decoder.layers.0.") -> dict[str, Any]:
+    """An OPT-style ReLU layer (pre-LN, biases): tensors named as the OPT layout names them."""
+    np = require_module("numpy", "weights")
+    rng = np.random.default_rng(seed)
+    return {prefix + "fc1.weight": (rng.integers(-8, 9, size=(m, D)) / 8).astype(np.float32),
+            prefix + "fc2.weight": (rng.integers(-8, 9, size=(D, m)) / 8).astype(np.float32),
+            prefix + "final_layer_norm.weight": np.ones(D, dtype=np.float32)}
+
+
+def _save(path: Path, tensors: dict[str, Any]) -> None:
+    st = require_module("safetensors.numpy", "weights")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    st.save_file(tensors, str(path))
+
+
+def _blob(repo: Path, data: bytes) -> str:
+    sha = hashlib.sha256(data).hexdigest()
+    (repo / "blobs").mkdir(parents=True, exist_ok=True)
+    (repo / "blobs" / sha).write_bytes(data)
+    return sha
+
+
+CONFIG = {"model_type": "opt", "activation_function": "relu", "do_layer_norm_before": True}
+
+
+def hub_cache(tmp: Path) -> Path:
+    """A real hub-cache layout: ``models--org--name/{blobs,refs/main,snapshots/<rev>/...}``, every
+    snapshot file a relative link into ``blobs/``; ``unet/`` holds a layer of another width."""
+    repo = tmp / "hub" / "models--org--name"
+    rev = "0123456789abcdef0123456789abcdef01234567"
+    snap = repo / "snapshots" / rev
+    scratch = tmp / "scratch"
+    files = {"model.safetensors": _weights(1), "text_encoder/model.safetensors": _weights(2),
+             "unet/model.safetensors": _weights(3, m=7)}
+    for rel, tensors in files.items():
+        _save(scratch / rel, tensors)
+    configs = [str(Path(rel).parent / "config.json") for rel in files]  # each folder has its own (diffusers)
+    for rel in configs:
+        (scratch / rel).write_text(json.dumps(CONFIG))
+    for rel in [*files, *configs]:
+        sha = _blob(repo, (scratch / rel).read_bytes())
+        link = snap / rel
+        link.parent.mkdir(parents=True, exist_ok=True)
+        depth = len(Path(rel).parts) + 1  # up to the repository: the snapshot directory and its subfolders
+        os.symlink(os.path.join(*[".."] * depth, "blobs", sha), link)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(rev)
+    shutil.rmtree(scratch)
+    return snap
+
+
+def _scan_json(*argv: str) -> tuple[int, str, str, dict[str, Any] | None]:
+    code, out, err, _ = run_cli("scan", *argv)
+    data = None
+    if "--json" in argv:
+        target = Path(argv[list(argv).index("--json") + 1])
+        data = json.loads(target.read_text()) if target.exists() else None
+    return code, out, err, data
+
+
+def test_a_hugging_face_snapshot_is_scanned_under_its_own_names(tmp_path: Path) -> None:
+    snap = hub_cache(tmp_path)
+    out_json = tmp_path / "scan.json"
+    code, out, err, data = _scan_json(str(snap), "--in-process", "--budget", "120", "--json", str(out_json))
+    assert code == 0, out + err
+    assert data is not None
+    layers = {Path(r["file"]).relative_to(snap).as_posix(): r for r in data["layers"]}
+    assert sorted(layers) == ["model.safetensors", "text_encoder/model.safetensors", "unet/model.safetensors"], layers
+    # each decided as that file: unet's layer has its own width, the others the common one
+    assert layers["unet/model.safetensors"]["m"] == 7
+    assert layers["model.safetensors"]["m"] == M and layers["text_encoder/model.safetensors"]["m"] == M
+    assert all(r["status"] == "done" for r in layers.values())
+    assert "blobs" not in out and "blobs" not in json.dumps(data["layers"])  # reported under snapshot names
+    assert "text_encoder/model.safetensors" in out
+    # the config.json link into the repository's blobs was read: the activation is the config's, not assumed
+    assert all(not any("activation" in a and "assumed" in a for a in r.get("assumptions", []))
+               for r in layers.values())
+
+
+def test_scan_then_verify_round_trips_in_a_snapshot(tmp_path: Path) -> None:
+    """Certified layers in a snapshot's subfolders (each a link into blobs/): ``verify`` of the scan's
+    JSON, written in the snapshot, re-checks every certificate against the file it names."""
+    np = require_module("numpy", "weights")
+    snap = hub_cache(tmp_path)
+    repo = snap.parent.parent
+    up = np.array([[1, 0], [0, 1], [1, 1]], dtype=np.float32)
+    for rel, down in (("vae/model.safetensors", [[-1, 0, 0], [0, -1, 0]]),   # absorbable: S = {0, 1}
+                      ("head/model.safetensors", [[1, 0, 0], [0, 1, 0]])):  # no index set
+        scratch = tmp_path / "scratch2" / rel
+        _save(scratch, {"W_up": up, "W_down": np.array(down, dtype=np.float32)})
+        sha = _blob(repo, scratch.read_bytes())
+        (snap / rel).parent.mkdir()
+        os.symlink(os.path.join("..", "..", "..", "blobs", sha), snap / rel)
+    report = snap / "scan.json"
+    code, out, err, data = _scan_json(str(snap), "--in-process", "--budget", "120", "--activation", "relu",
+                                      "--json", str(report))
+    assert code == 0, out + err
+    assert data is not None
+    by = {Path(r["file"]).relative_to(snap).as_posix(): r for r in data["layers"]}
+    assert by["vae/model.safetensors"]["verdict"] == "absorbable"
+    assert by["head/model.safetensors"]["verdict"] != "absorbable"
+    code, out, err, _ = run_cli("verify", str(report), "--budget", "60")
+    assert code == 0, out + err
+    assert "FAILED" not in out and out.count("OK") >= 1, out
+
+
+def _outside_dir(tmp: Path) -> Path:
+    outside = tmp / "outside"
+    _save(outside / "secret.safetensors", _weights(5, prefix="model.decoder.layers.7."))
+    (outside / "config.json").write_text(json.dumps({**CONFIG, "activation_function": "silu"}))
+    return outside
+
+
+def test_a_link_out_of_the_directory_is_skipped_with_its_reason(tmp_path: Path) -> None:
+    outside = _outside_dir(tmp_path)
+    ck = tmp_path / "ck"
+    _save(ck / "model.safetensors", _weights(1))
+    os.symlink(outside / "secret.safetensors", ck / "evil.safetensors")
+    out_json = tmp_path / "o.json"
+    code, out, err, data = _scan_json(str(ck), "--in-process", "--budget", "60", "--json", str(out_json))
+    assert code == 1, out + err  # answered, but a file was skipped
+    assert "evil.safetensors" in out and "outside the scanned directory" in out and "--allow-outside" in out
+    assert "layers.7" not in out and "layers.7" not in json.dumps(data)  # nothing of the outside file
+    assert data is not None
+    files = [Path(r["file"]).name for r in data["layers"]]
+    assert files == ["model.safetensors"]  # the other file is decided under its own name only
+
+
+def test_allow_outside_reads_the_linked_file_under_the_link_name(tmp_path: Path) -> None:
+    outside = _outside_dir(tmp_path)
+    ck = tmp_path / "ck"
+    ck.mkdir()
+    os.symlink(outside / "secret.safetensors", ck / "evil.safetensors")
+    _save(ck / "model.safetensors", _weights(1, m=4))  # not the file to decide for the link
+    out_json = tmp_path / "o.json"
+    code, out, err, data = _scan_json(str(ck), "--in-process", "--budget", "60", "--allow-outside",
+                                      "--json", str(out_json))
+    assert code == 0, out + err
+    assert data is not None
+    by_name = {Path(r["file"]).name: r for r in data["layers"]}
+    assert by_name["evil.safetensors"]["layer"] == "model.decoder.layers.7."  # the linked file's own layer
+    assert by_name["evil.safetensors"]["m"] == M and by_name["model.safetensors"]["m"] == 4
+
+
+def test_a_config_linking_outside_is_not_read(tmp_path: Path) -> None:
+    outside = _outside_dir(tmp_path)
+    ck = tmp_path / "ck"
+    _save(ck / "model.safetensors", _weights(1))
+    os.symlink(outside / "config.json", ck / "config.json")
+    out_json = tmp_path / "o.json"
+    code, out, err, data = _scan_json(str(ck), "--in-process", "--budget", "60", "--json", str(out_json))
+    assert code == 1, out + err
+    assert data is not None
+    (layer,) = data["layers"]
+    assert layer["activation"] == "relu"  # the layout's own, not the outside config's silu
+    assert any("config.json" in a and "outside the scanned directory" in a for a in layer["assumptions"])
+    assert "config.json" in out and "--allow-outside" in out
+    code, out, err, data = _scan_json(str(ck), "--in-process", "--budget", "60", "--allow-outside", "--json",
+                                      str(out_json))
+    assert code == 0, out + err
+    assert data is not None and data["layers"][0]["activation"].startswith("silu")
+
+
+@pytest.mark.parametrize("target", ["/proc/kmsg", "/proc/self/status", "/sys/kernel/mm/transparent_hugepage/enabled",
+                                    "/dev/zero", "/dev/stdin"])
+def test_a_config_linking_to_a_kernel_file_ends_in_time(tmp_path: Path, target: str) -> None:
+    if not os.path.lexists(target):
+        pytest.skip(f"{target} does not exist here")
+    ck = tmp_path / "ck"
+    _save(ck / "model.safetensors", _weights(1))
+    os.symlink(target, ck / "config.json")
+    out_json = tmp_path / "o.json"
+    code, out, err, data = _scan_json(str(ck), "--in-process", "--budget", "3", "--allow-outside", "--json",
+                                      str(out_json))
+    assert code in (0, 1), out + err
+    assert data is not None
+    (layer,) = data["layers"]
+    assert any("config.json" in a and "not usable" in a for a in layer["assumptions"]), layer["assumptions"]
+
+
+def test_a_pseudo_file_and_a_blocking_read_are_refused(tmp_path: Path) -> None:
+    from symabsorb.paths import InputError, read_input, wall_limit
+
+    for target in ("/proc/self/status", "/proc/self/environ"):
+        with pytest.raises(InputError, match="under /proc"):
+            read_input(Path(target))
+    link = tmp_path / "w.json"
+    os.symlink("/proc/self/status", link)
+    with pytest.raises(InputError, match="kernel"):
+        read_input(link)
+    r, w = os.pipe()
+    try:
+        with pytest.raises(InputError, match="wall time"), wall_limit(0.3, "reading a pipe"):
+            os.read(r, 1)  # nothing is ever written: it would block forever
+    finally:
+        os.close(r)
+        os.close(w)
+
+
+def test_the_decision_reads_the_bytes_that_were_listed(tmp_path: Path) -> None:
+    """The file is swapped (the name made a link to other weights) after listing, before deciding:
+    the layer is not decided on the other file."""
+    import symabsorb
+    from symabsorb.explore.executors import InProcessExecutor
+
+    ck = tmp_path / "ck"
+    _save(ck / "model.safetensors", _weights(1))
+    _save(tmp_path / "other" / "model.safetensors", _weights(9, m=6))
+
+    class Swapping(InProcessExecutor):
+        def run(self, jobs: Any, on_result: Any) -> None:
+            (ck / "model.safetensors").unlink()
+            os.symlink(tmp_path / "other" / "model.safetensors", ck / "model.safetensors")
+            super().run(jobs, on_result)
+
+    result = symabsorb.scan(ck, executor=Swapping(), case_budget=30)
+    (record,) = result.layers
+    assert record["status"] == "error" and "changed after it was listed" in record["error"], record
+    assert record.get("m") in (None, M)
+
+
+def test_a_config_integer_of_thousands_of_digits_is_a_stated_problem(tmp_path: Path) -> None:
+    ck = tmp_path / "ck"
+    _save(ck / "model.safetensors", _weights(1))
+    (ck / "config.json").write_text('{"model_type": "opt", "layer_norm_eps": ' + "9" * 5000 + "}")
+    out_json = tmp_path / "o.json"
+    code, out, err, data = _scan_json(str(ck), "--in-process", "--budget", "60", "--json", str(out_json))
+    assert code in (0, 1), out + err
+    assert "Traceback" not in err
+    assert data is not None
+    assert any("5000 digits" in a for a in data["layers"][0]["assumptions"])
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", ["scan", "explore"])
+def test_a_scheduler_without_workers_is_a_clean_error(tmp_path: Path, command: str) -> None:
+    require_module("distributed", "cluster")
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port",
+                             str(port), "--no-dashboard"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(200):
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.1)
+        else:
+            pytest.skip("the Dask scheduler did not start")
+        if command == "scan":
+            ck = tmp_path / "ck"
+            _save(ck / "model.safetensors", _weights(1))
+            argv = ["scan", str(ck)]
+        else:
+            spec = tmp_path / "s.absorb"
+            spec.write_text("space s = { family: a*z + abs(z)\n range a: [-1, 1]\n grid: 3 }\n")
+            argv = ["explore", str(spec), "--results", str(tmp_path / "res"), "--no-evidence", "--no-stacks"]
+        env = dict(os.environ, SYMABSORB_NO_REPLAY="1")
+        run = subprocess.run([sys.executable, "-m", "symabsorb", *argv, "--budget", "5", "--scheduler",
+                              f"tcp://127.0.0.1:{port}"], capture_output=True, text=True, env=env, timeout=300)
+        assert run.returncode == 2, run.stdout + run.stderr
+        assert f"tcp://127.0.0.1:{port}" in run.stderr and "no workers" in run.stderr, run.stderr
+        assert "Traceback" not in run.stderr
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
