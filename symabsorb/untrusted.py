@@ -16,15 +16,69 @@ DOT, Mermaid, JSON and the terminal. Each renderer escapes them for its format
 
 :func:`check_result_data` returns the first problem as ``(needle, summary, expected, hint)`` for the
 loader to position in the file; ``None`` when the data is acceptable.
+
+Numbers written as text in reports (``"-1/2"``, ``"1e-3"``) become exact numbers only through
+:func:`exact_fraction`, which bounds digits and exponents *before* building anything: ``"1e999999999"``
+would otherwise make :class:`fractions.Fraction` compute a billion-digit power of ten.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from fractions import Fraction
 from typing import Any
 
-__all__ = ["ID_PATTERN", "MAX_TEXT", "check_result_data", "id_collisions", "id_key", "shown", "text_problem"]
+__all__ = ["ID_PATTERN", "MAX_NUMBER_DIGITS", "MAX_NUMBER_EXPONENT", "MAX_TEXT", "check_result_data", "exact_fraction",
+           "id_collisions", "id_key", "shown", "text_problem"]
+
+#: Digits of the numerator or denominator of a number read from a report (as text or integer).
+MAX_NUMBER_DIGITS = 10_000
+#: Largest decimal exponent (``1e-3``: 3) of a number read from a report.
+MAX_NUMBER_EXPONENT = 10_000
+_RATIO = re.compile(r"([+-]?)(\d+)(?:/(\d+))?", re.ASCII)
+_DECIMAL = re.compile(r"([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?", re.ASCII)
+
+
+def exact_fraction(value: Any) -> Fraction:
+    """The exact rational a report writes as ``value`` (an integer, or text ``p``, ``p/q``, a decimal
+    ``-1.25e-3``), with its size checked before any number is built: at most
+    :data:`MAX_NUMBER_DIGITS` digits in the numerator and denominator and an exponent of at most
+    :data:`MAX_NUMBER_EXPONENT`. Raises :class:`ValueError` (with what was wrong, never the whole
+    text) for anything else: ``nan``, ``inf``, ``1_000``, a zero denominator, ``1e999999999``."""
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise ValueError(f"not a number written as an integer or text ({type(value).__name__})")
+    if isinstance(value, int):
+        if value.bit_length() > MAX_NUMBER_DIGITS * 3.33:
+            raise ValueError(f"an integer of more than {MAX_NUMBER_DIGITS} digits")
+        return Fraction(value)
+    text = value.strip()
+    if len(text) > 2 * MAX_NUMBER_DIGITS + 8:
+        raise ValueError(f"{len(text)} characters (at most {2 * MAX_NUMBER_DIGITS + 8})")
+    m = _RATIO.fullmatch(text)
+    if m is not None:
+        num, den = m.group(2), m.group(3)
+        if len(num) > MAX_NUMBER_DIGITS or (den is not None and len(den) > MAX_NUMBER_DIGITS):
+            raise ValueError(f"more than {MAX_NUMBER_DIGITS} digits")
+        if den is not None and int(den) == 0:
+            raise ValueError("a zero denominator")
+        q = Fraction(int(num), int(den) if den is not None else 1)
+        return -q if m.group(1) == "-" else q
+    m = _DECIMAL.fullmatch(text)
+    if m is None or not (m.group(2) or m.group(3)):
+        raise ValueError(f"`{shown(text, 40)}` is not an integer, p/q or a decimal number")
+    whole, frac, exp = m.group(2) or "", m.group(3) or "", m.group(4)
+    if len(whole) + len(frac) > MAX_NUMBER_DIGITS:
+        raise ValueError(f"more than {MAX_NUMBER_DIGITS} digits")
+    if exp is not None and len(exp.lstrip("+-").lstrip("0")) > 6:
+        raise ValueError(f"the exponent `{shown(exp, 20)}` is out of range (at most {MAX_NUMBER_EXPONENT})")
+    e = int(exp) if exp is not None else 0
+    if abs(e) > MAX_NUMBER_EXPONENT:
+        raise ValueError(f"the exponent {e} is out of range (at most {MAX_NUMBER_EXPONENT} in size)")
+    q = Fraction(int(whole + frac or "0"))
+    shift = e - len(frac)
+    q = q * 10**shift if shift >= 0 else q / 10**-shift
+    return -q if m.group(1) == "-" else q
 
 ID_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*")
 MAX_ID = 64

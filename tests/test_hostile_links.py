@@ -302,3 +302,23 @@ def test_a_scheduler_without_workers_is_a_clean_error(tmp_path: Path, command: s
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+@pytest.mark.parametrize("forged", ["1e999999999", "-1e-999999999", "9" * 20000 + "/7", "1/0", "nan", 10**4000])
+def test_verify_refuses_a_forged_huge_number_at_once(tmp_path: Path, forged: Any) -> None:
+    """A certificate's target entry forged to a number no one could build (a billion-digit power of
+    ten) fails that query at once: it is never turned into a number, and the budget is not spent."""
+    np = require_module("numpy", "weights")
+    ck = tmp_path / "ck"
+    _save(ck / "w.safetensors", {"W_up": np.array([[1, 0], [0, 1], [1, 1]], dtype=np.float32),
+                                 "W_down": np.array([[-1, 0, 0], [0, -1, 0]], dtype=np.float32)})
+    report = ck / "scan.json"
+    code, out, err, data = _scan_json(str(ck), "--in-process", "--activation", "relu", "--json", str(report))
+    assert code == 0 and data is not None, out + err
+    (query,) = [q for q in data["queries"] if q["derivation"]["certificate"] is not None]
+    query["derivation"]["certificate"]["target"]["nonzero"][0][2] = forged
+    report.write_text(json.dumps(data))
+    code, out, err, _ = run_cli("verify", str(report), "--budget", "5")
+    assert code == 1, out + err
+    assert "FAILED" in out and "budget" not in (out + err).lower(), out + err
+    assert "Traceback" not in err

@@ -177,6 +177,29 @@ def _check_sizes(raw: Any, d: int, m: int) -> None:
             raise CertificateError("a limb of Y is larger than a d x d matrix can be")
 
 
+def _exact(value: Any, what: str) -> Fraction:
+    """A number of the report as an exact rational, its size bounded before it is built
+    (:func:`symabsorb.untrusted.exact_fraction`): ``"1e999999999"`` fails at once."""
+    from ..untrusted import exact_fraction
+
+    try:
+        return exact_fraction(value)
+    except ValueError as err:
+        raise CertificateError(f"{what} `{_shown(value)[:40]}` is not a number verify reads: {err}") from None
+
+
+def _check_numbers(raw: dict[str, Any]) -> None:
+    """Every rational a certificate writes (T's entries, ⟨Y,T⟩ and the sums), bounded before the
+    certificate reader builds any of them."""
+    for entry in raw["target"]["nonzero"]:
+        if not isinstance(entry, list) or len(entry) != 3:
+            raise CertificateError("malformed certificate: an entry of T is not [i, k, value]")
+        _exact(entry[2], "an entry of the certificate's T")
+    for name in ("inner", "positive_sum", "negative_sum"):
+        if raw.get(name) is not None:
+            _exact(raw[name], f"the certificate's `{name}`")
+
+
 def _consistent(verdict: str, cert: Certificate) -> str | None:
     if verdict not in ("absorbable", "not-absorbable", "open"):
         return f"a certificate can only back `absorbable` or `not-absorbable` (or go with `open`), not `{verdict}`"
@@ -357,6 +380,7 @@ def _check_opened(d: dict[str, Any], raw_cert: dict[str, Any], block: Any, verdi
     up, down = loaded.w_up, loaded.w_down
     m, d_in = int(up.shape[0]), int(up.shape[1])
     _check_sizes(raw_cert, d_in, m)
+    _check_numbers(raw_cert)
     cert = certificate_from_dict(raw_cert)
     problem = _consistent(verdict, cert)
     if problem:
@@ -508,7 +532,8 @@ def _check_inline_query(d: dict[str, Any], block: Any, verdict: str) -> str | No
             continue
         rows = _matrix_of(got, (int(want.rows), int(want.cols)), what)
         try:
-            same = all(Fraction(x) == Fraction(int(sp.Rational(w).p), int(sp.Rational(w).q))
+            same = all(_exact(x, f"an entry of the witness's {what}") == Fraction(int(sp.Rational(w).p),
+                                                                                    int(sp.Rational(w).q))
                        for i, row in enumerate(rows) for x, w in zip(row, want.row(i), strict=True))
         except (ValueError, ZeroDivisionError, TypeError):
             same = False
@@ -525,7 +550,8 @@ def _check_inline_query(d: dict[str, Any], block: Any, verdict: str) -> str | No
             got = witness.get(what)
             try:
                 same = isinstance(got, list) and len(got) == want.rows and all(
-                    Fraction(str(x)) == Fraction(int(sp.Rational(v).p), int(sp.Rational(v).q))
+                    _exact(x if isinstance(x, int | str) else str(x), f"an entry of the witness's {what}")
+                    == Fraction(int(sp.Rational(v).p), int(sp.Rational(v).q))
                     for x, v in zip(got, want, strict=True))
             except (ValueError, ZeroDivisionError, TypeError):
                 same = False
