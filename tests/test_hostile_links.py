@@ -322,3 +322,33 @@ def test_verify_refuses_a_forged_huge_number_at_once(tmp_path: Path, forged: Any
     assert code == 1, out + err
     assert "FAILED" in out and "budget" not in (out + err).lower(), out + err
     assert "Traceback" not in err
+
+
+def test_an_assumed_norm_placement_is_said_and_the_other_placement_shown(tmp_path: Path) -> None:
+    """Without config.json the OPT layout's usual pre-LN is assumed: the JSON assumptions and the
+    table say so, and where post-LN (OPT-350m's placement) answers differently, both verdicts show."""
+    np = require_module("numpy", "weights")
+    ck = tmp_path / "ck"
+    p = "model.decoder.layers.0."
+    # absorbable as a post-LN layer (S = {0, 1} flips to -I), impossible as a pre-LN one (L-pre-norm)
+    _save(ck / "model.safetensors", {p + "fc1.weight": np.array([[1, 0], [0, 1], [1, 1]], dtype=np.float32),
+                                     p + "fc2.weight": np.array([[-1, 0, 0], [0, -1, 0]], dtype=np.float32),
+                                     p + "final_layer_norm.weight": np.ones(2, dtype=np.float32)})
+    out_json = tmp_path / "o.json"
+    code, out, err, data = _scan_json(str(ck), "--in-process", "--json", str(out_json))
+    assert code == 0 and data is not None, out + err
+    (layer,) = data["layers"]
+    assert layer["norm"] == "pre-ln" and layer["norm_assumed"] is True
+    assert any("placement pre-ln assumed" in a for a in layer["assumptions"]), layer["assumptions"]
+    assert set(layer["placements"]) == {"pre-ln", "post-ln"}
+    assert layer["placements"]["pre-ln"] != layer["placements"]["post-ln"], layer["placements"]
+    assert layer["alternative"]["norm"] == "post-ln"
+    assert f"as post-ln: {layer['alternative']['verdict']}" in out
+    assert "pre-ln assumed (no config.json" in out
+    # with a config.json naming the architecture nothing is assumed, and one placement is decided
+    (ck / "config.json").write_text(json.dumps({**CONFIG, "do_layer_norm_before": False}))
+    code, out, err, data = _scan_json(str(ck), "--in-process", "--json", str(out_json))
+    assert data is not None, out + err
+    (layer,) = data["layers"]
+    assert layer["norm"] == "post-ln" and "norm_assumed" not in layer and "placements" not in layer
+    assert "assumed (no config.json" not in out

@@ -111,6 +111,9 @@ class ScanTask:
     kind: str = "scan"
     sha256: str = ""  # the bytes listed and hashed: the decision reads a file with this digest or none
     allow_outside: bool = False  # listed through --allow-outside (the file resolves outside the directory)
+    norm_assumed: bool = False  # the placement is the layout's usual one: no config.json names the architecture
+    alt_norm: str = ""  # the other placement, decided too when the placement is assumed
+    alt_text: str = ""  # the layer as a block with the other placement
 
     @property
     def label(self) -> str:
@@ -327,10 +330,26 @@ def _task(path: Path, directory: Path, prefix: str, layout: Layout, keys: set[st
     norm = layout.norm
     if layout.name == "opt" and config.get("do_layer_norm_before") is False:
         norm = "post-ln"
+    # where the normalisation sits is known when config.json names this architecture; else it is assumed
+    model_type = config.get("model_type")
+    norm_assumed = norm != "none" and not (model_type and model_type in layout.model_types)
     eps = config.get("eps")
     eps_text = _eps_text(eps) if eps is not None else layout.eps
     if norm != "none" and eps is None:
         assumptions.append(f"normalisation epsilon {layout.eps} assumed (none in a config.json beside the weights)")
+    scale = layout.norm_tensor
+
+    def norm_lines(placement: str) -> list[str] | None:
+        """The block's normalisation fields for ``placement`` (None: a post-norm without its scale tensor)."""
+        if placement == "none":
+            return []
+        if placement.startswith("post-") and (scale is None or prefix + scale not in keys):
+            return None
+        out = [f"    norm: {placement}", f"    eps: {eps_text}"]
+        if placement.startswith("post-") and scale is not None:
+            out.append(f'    ln_gamma: "{scale}"')
+        return out
+
     lines = [f"    activation: {act}", f'    weights: "{_rel(path, directory)}"', f'    prefix: "{prefix}"',
              f'    up: "{layout.up}"', f'    down: "{layout.down}"']
     if gated:
@@ -340,30 +359,44 @@ def _task(path: Path, directory: Path, prefix: str, layout: Layout, keys: set[st
     for field, name in (("up_bias", layout.up_bias), ("down_bias", layout.down_bias)):
         if name is not None and prefix + name in keys:
             lines.append(f'    {field}: "{name}"')
-    if norm != "none":
-        scale = layout.norm_tensor
-        if norm == "post-ln" and (scale is None or prefix + scale not in keys):
-            assumptions.append(f"no `{scale}` beside the layer: decided as the bare residual block (no LayerNorm)")
-            norm = "none"
-        else:
-            lines.append(f"    norm: {norm}")
-            lines.append(f"    eps: {eps_text}")
-            if norm == "post-ln" and scale is not None:
-                lines.append(f'    ln_gamma: "{scale}"')
+    main = norm_lines(norm)
+    if main is None:
+        assumptions.append(f"no `{scale}` beside the layer: decided as the bare residual block (no LayerNorm)")
+        norm, main, norm_assumed = "none", [], False
+    alt_norm, alt = "", None
+    if norm_assumed:
+        alt_norm = _OTHER_PLACEMENT[norm]
+        alt = norm_lines(alt_norm)
+        family = layout.family.split(" (")[0]
+        assumptions.append(f"normalisation placement {norm} assumed (the {family} layout's usual one; no config.json "
+                           "beside the weights names the architecture); "
+                           + (f"decided as {alt_norm} too" if alt is not None else
+                              f"{alt_norm} not decided (no `{scale}` beside the layer)"))
+        if alt is None:
+            alt_norm = ""
     if any(not _STRING_OK.match(x) for x in (prefix, _rel(path, directory))):
         return None  # a name the spec language cannot quote: listed as an unmatched group
     name = _block_name(path, directory, prefix, taken)
-    text = f"block {name} {{\n" + "\n".join(lines) + "\n}\n"
-    if gated:  # a gated unit g(W_gate x) ⊙ (W_up x) with the gate g = act
-        text = f"gated {name}_unit gate {act}\n" + text.replace(f"    activation: {act}\n",
-                                                                 f"    activation: {name}_unit\n", 1)
+
+    def block_text(norm_fields: list[str]) -> str:
+        text = f"block {name} {{\n" + "\n".join(lines + norm_fields) + "\n}\n"
+        if gated:  # a gated unit g(W_gate x) ⊙ (W_up x) with the gate g = act
+            text = f"gated {name}_unit gate {act}\n" + text.replace(f"    activation: {act}\n",
+                                                                     f"    activation: {name}_unit\n", 1)
+        return text
+
+    text = block_text(main)
+    alt_text = block_text(alt) if alt is not None else ""
     root = directory.resolve()
     listed = root / _rel(path, directory)  # the name it is listed under, links not resolved
     sha = digest()
-    tid = case_id("scan", str(listed), sha, prefix, layout.name, text, budget)
+    tid = case_id("scan", str(listed), sha, prefix, layout.name, text + alt_text, budget)
     return ScanTask(tid, str(listed), prefix, layout.name, text, name, str(root),
                     act if not gated else f"{act} (gated)", norm, tuple(assumptions), budget, sha256=sha,
-                    allow_outside=allow_outside)
+                    allow_outside=allow_outside, norm_assumed=norm_assumed, alt_norm=alt_norm, alt_text=alt_text)
+
+
+_OTHER_PLACEMENT = {"pre-ln": "post-ln", "post-ln": "pre-ln", "pre-rms": "post-rms", "post-rms": "pre-rms"}
 
 
 def _rel(path: Path, directory: Path) -> str:
@@ -403,15 +436,19 @@ def _decide(task: ScanTask) -> dict[str, Any]:
         return _decide_pinned(task)
 
 
-def _decide_pinned(task: ScanTask) -> dict[str, Any]:
+def _decide_block(text: str, spec_dir: str) -> Any:
     from ..model import resolve_text
     from ..theory.library import default_library
-    from ..weights.certify import certificate_to_dict
     from ..weights.concrete import decide_file
 
-    spec = resolve_text(task.block_text, str(Path(task.spec_dir) / "scan.absorb"))
-    block = spec.blocks[0]
-    decision = decide_file(block, Path(task.spec_dir), default_library())
+    spec = resolve_text(text, str(Path(spec_dir) / "scan.absorb"))
+    return decide_file(spec.blocks[0], Path(spec_dir), default_library())
+
+
+def _decide_pinned(task: ScanTask) -> dict[str, Any]:
+    from ..weights.certify import certificate_to_dict
+
+    decision = _decide_block(task.block_text, task.spec_dir)
     d = decision.derivation
     w = decision.weights
     out: dict[str, Any] = {"verdict": d.verdict.value, "decided_by": d.decided_by, "scope": d.scope,
@@ -429,6 +466,19 @@ def _decide_pinned(task: ScanTask) -> dict[str, Any]:
     certificate = getattr(decision, "certificate", None)
     if certificate is not None:
         out["certificate"] = certificate_to_dict(certificate)
+    if task.norm_assumed:
+        out["norm_assumed"] = True
+        note = f"normalisation {task.norm} assumed (no config.json names the architecture)"
+        if task.alt_text:
+            other = _decide_block(task.alt_text, task.spec_dir).derivation
+            out["placements"] = {task.norm: d.verdict.value, task.alt_norm: other.verdict.value}
+            if other.verdict != d.verdict:  # the two placements answer differently: both are shown
+                out["alternative"] = {"norm": task.alt_norm, "verdict": other.verdict.value,
+                                      "decided_by": other.decided_by, "condition": other.condition_plain}
+                note += f"; as {task.alt_norm}: {other.verdict.value} ({other.decided_by or 'no result'})"
+            else:
+                note += f"; {task.alt_norm} gives the same verdict"
+        out["norm_note"] = note
     return out
 
 

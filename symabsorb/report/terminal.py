@@ -325,6 +325,8 @@ def scan_table(records: Sequence[dict[str, object]], skipped: Sequence[tuple[str
                      f"{r.get('d', '?')!s:>5s} {r.get('m', '?')!s:>6s} {r['verdict']!s:15s} "
                      f"{str(r.get('decided_by') or r.get('error', '—'))[:14]:14s} "
                      + ("—" if dist is None else f"{dist:.3g}"))
+        if r.get("norm_note"):  # the placement was assumed; the other one's verdict when it differs
+            lines.append(f"    {r['norm_note']}")
     for path, why in skipped:
         lines.append(f"skipped {path}: {why}")
     return terminal_text("\n".join(lines)) + "\n"
