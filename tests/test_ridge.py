@@ -225,7 +225,9 @@ def test_degenerate_weights_keep_necessity_open() -> None:
     up = sp.ImmutableMatrix([[1, 0], [2, 0], [0, 1]])
     down = sp.ImmutableMatrix([[1, 0, 0], [0, 1, 0]])
     d = _decided(Block("b", act, 2, 3, Skip("identity"), up, down))
-    assert d.decided_by == "L-odd-linear" and d.necessary != "proved"
+    # Theorem D (issue 30) decides degenerate weights: atoms (1,0) and (2,0) on one line need two units, and the
+    # e_2 direction of M a pair: 4 > 3 units
+    assert (d.verdict, d.decided_by) == (Verdict.NOT_ABSORBABLE, "thm-D")
 
 
 def test_linear_rank_concrete() -> None:

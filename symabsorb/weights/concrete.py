@@ -357,6 +357,13 @@ def _power_decision(block: Block, d: Derivation, chosen: Attempt, library: Libra
     return power_decision(block, d, chosen)
 
 
+def _degenerate_decision(block: Block, d: Derivation, chosen: Attempt, library: Library) -> Derivation:
+    """Theorem D (any weights of one block), inline exact weights: :func:`symabsorb.weights.degenerate.degenerate_inline`."""
+    from .degenerate import degenerate_inline
+
+    return degenerate_inline(block, d, chosen, library)  # type: ignore[no-any-return]
+
+
 def _index_set_inline(block: Block, d: Derivation, chosen: Attempt, library: Library) -> Derivation:
     """``index-set`` on inline weights: :func:`.decide.decide_block` (exact search over Q)."""
     return decide_block(block, d, library)[0]
@@ -373,4 +380,5 @@ PROCEDURES: dict[str, Procedure] = {
     "rescale-signed": Procedure(_rpos_decision),
     "span": Procedure(_span_decision),
     "rescale-power": Procedure(_power_decision),
+    "degenerate": Procedure(_degenerate_decision),
 }
