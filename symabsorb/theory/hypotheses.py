@@ -14,6 +14,7 @@ from typing import Any
 
 from . import (
     hyp_activation,
+    hyp_deep,
     hyp_depth,
     hyp_euler,
     hyp_gated,
@@ -47,7 +48,7 @@ def _merge(*tables: dict[str, Declaration]) -> dict[str, Declaration]:
 REGISTRY: dict[str, Declaration] = _merge(hyp_skips.CHECKERS, hyp_activation.CHECKERS, hyp_sizes.CHECKERS,
                                           hyp_stacks.CHECKERS, hyp_layers.CHECKERS, hyp_gated.CHECKERS,
                                           hyp_ridge.CHECKERS, hyp_euler.CHECKERS, hyp_width.CHECKERS,
-                                          hyp_depth.CHECKERS)
+                                          hyp_depth.CHECKERS, hyp_deep.CHECKERS)
 
 
 def declare(name: str, holds: str, *, params: dict[str, Param] | None = None, binds: tuple[str, ...] = (),

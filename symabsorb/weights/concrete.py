@@ -100,7 +100,10 @@ def decide(target: Block | Stack, library: Library, base_dir: str | None = None,
     if isinstance(target, Block):
         return refine_inline(proof, library)
     # a stack of one block is proved as that block; its condition is left to the composition below
-    return refine_stack(target, refine_inline(proof, library, index_set=False), library, base_dir)
+    composed = refine_stack(target, refine_inline(proof, library, index_set=False), library, base_dir)
+    from .deepdecide import refine_deep  # deep stacks, MATH Part III: Theorems 1D, FA, FD on inline weights
+
+    return refine_deep(target, composed, library)
 
 
 def refine_stack(target: Stack, derivation: Derivation, library: Library, base_dir: str | None = None) -> Derivation:

@@ -1,0 +1,218 @@
+"""Concrete deep stacks (MATH.md Part III): the derivation of a stack refined for its inline exact weights.
+
+:func:`refine_deep` runs after the per-block composition (:func:`.concrete.refine_stack`): a stack that composition
+already absorbs stays absorbed. Then, by the deciding result's ``[conclusion] concrete`` field:
+
+* ``slopes-1d`` (Theorem 1D): ``α``, ``β`` exact; the case's condition decided by the exact sign decision; a
+  witness whose slopes are compared exactly with ``(α, β)``; ``not-absorbable`` when the condition (necessary and
+  sufficient) fails; ``open`` when a sign is undecided.
+* ``fold`` (Theorem FA): the exact fold test; the witness, proved equal to ``N R_1`` exactly; when the test fails
+  the question stays ``open`` (the condition is sufficient only).
+
+Finally a stack still ``open`` (bias-free ReLU, ``d ≥ 2``, rational weights) gets Theorem FD's certificate when it
+succeeds: verdict ``open``, scope ``almost every weight near these`` — never ``not-absorbable``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from fractions import Fraction
+from typing import Any
+
+import sympy as sp
+
+from ..model.block import Stack
+from ..theory.derivation import Derivation, DerivationStep, HypStatus, Scope, Verdict, Witness
+from ..theory.hyp_deep import profile
+from ..theory.library import Library
+from .deep import (
+    FDCertificate,
+    _slope_pair_of_free,
+    check_fold_witness,
+    fd_certificate,
+    fold_test,
+    fold_witness,
+    layers_of,
+    slopes_1d,
+    witness_1d,
+)
+
+__all__ = ["FD_WORDING", "fd_step_text", "refine_deep"]
+
+#: §14.3's wording, exactly.
+FD_WORDING = "almost every weight near these is not absorbable (Theorem FD, certificate: rank {r} > D_free = {f}); " \
+             "these weights themselves are not decided"
+
+
+def _sp(m: list[list[Fraction]]) -> sp.ImmutableMatrix:
+    return sp.ImmutableMatrix([[sp.Rational(x.numerator, x.denominator) for x in row] for row in m]) if m and m[0] \
+        else sp.ImmutableMatrix(sp.zeros(len(m), 0))
+
+
+def _stack_witness(blocks: list[tuple[Any, Any]], verified: str, description: str) -> Witness:
+    layers = tuple(Witness((), sp.ImmutableMatrix(up), sp.ImmutableMatrix(down), None, verified) for up, down in blocks)
+    return Witness((), None, None, None, verified, layers, description=description)
+
+
+def _concrete_result(derivation: Derivation, library: Library) -> str:
+    r = library.results.get(derivation.decided_by or "")
+    return (r.conclusion.concrete or "") if r is not None else ""
+
+
+def refine_deep(target: Stack, derivation: Derivation, library: Library) -> Derivation:
+    """``derivation`` (the stack's, after the block composition) refined by Part III for inline exact weights."""
+    blocks, symbolic = profile(target)
+    if symbolic or len(blocks) < 2 or not all(b.has_inline_weights for b in blocks):
+        return derivation
+    if derivation.verdict is Verdict.ABSORBABLE and derivation.witness is not None:
+        return derivation  # composed block witnesses
+    if derivation.verdict in (Verdict.NOT_ABSORBABLE, Verdict.IMPOSSIBLE):
+        return derivation
+    proc = _concrete_result(derivation, library)
+    if proc == "slopes-1d":
+        return _decide_1d(target, derivation, library)
+    if proc == "fold":
+        derivation = _decide_fold(target, derivation)
+    if derivation.verdict is Verdict.OPEN:
+        derivation = _fd(target, derivation, library)
+    return derivation
+
+
+# ---- Theorem 1D ---------------------------------------------------------------------------------------------------
+
+
+def _case(derivation: Derivation, library: Library) -> str:
+    r = library.get(derivation.decided_by or "")
+    return next((str(h.param("case")) for h in r.hypotheses if h.name == "width_profile_1d"), "")
+
+
+def _decide_1d(target: Stack, derivation: Derivation, library: Library) -> Derivation:
+    rid = derivation.decided_by or ""
+    blocks, _ = profile(target)
+    widths = [int(b.width) for b in blocks]
+    sl = slopes_1d(target)
+    if sl.alpha is None or sl.beta is None or sl.sign_alpha is None or sl.sign_beta is None:
+        why = sl.how or "the sign of α or β is not decided exactly"
+        step = DerivationStep(f"For these weights: {why}; the stack is not decided.", (rid,), kind="conclusion")
+        return replace(derivation, verdict=Verdict.OPEN, scope=Scope.THESE, steps=(*derivation.steps, step),
+                       notes=(*derivation.notes, why))
+    a, b = sp.latex(sl.alpha), sp.latex(sl.beta)
+    prod = sl.sign_alpha * sl.sign_beta
+    case = _case(derivation, library)
+    holds = {"first-one": prod == 0, "all-wide": True, "wide-then-one": prod <= 0}[case]
+    slopes = DerivationStep(f"Exactly (every ReLU decided by the exact sign decision): $\\alpha = F(1) = {a}$, "
+                            f"$\\beta = -F(-1) = {b}$, so $\\alpha\\beta$ is "
+                            f"{ {1: 'positive', 0: 'zero', -1: 'negative'}[prod] }.", (rid,), kind="argument")
+    if not holds:
+        cond = "$\\alpha\\beta = 0$" if case == "first-one" else "$\\alpha\\beta \\le 0$"
+        step = DerivationStep(f"The condition {cond} fails, and by [{rid}] it is necessary: these weights are not "
+                              "absorbable.", (rid,), kind="conclusion")
+        return replace(derivation, verdict=Verdict.NOT_ABSORBABLE, scope=Scope.THESE,
+                       steps=(*derivation.steps, slopes, step))
+    wit = witness_1d(widths, sl)
+    got = _slope_pair_of_free(wit) if wit is not None else None
+    from ..analysis.identity import exact_sign
+
+    ok = got is not None and exact_sign(sp.sympify(got[0] - sl.alpha)) == 0 and \
+        exact_sign(sp.sympify(got[1] - sl.beta)) == 0
+    if wit is None or not ok:
+        why = "the witness of Theorem 1D could not be built or checked exactly"
+        step = DerivationStep(f"For these weights: {why}; no verdict is given.", (rid,), kind="conclusion")
+        return replace(derivation, verdict=Verdict.OPEN, scope=Scope.THESE, steps=(*derivation.steps, slopes, step),
+                       notes=(*derivation.notes, why))
+    verified = ("exact: the witness stack's slopes (F'(1), -F'(-1)) equal (alpha, beta), and a d = 1 stack is "
+                "determined by its two slopes")
+    description = ("Theorem 1D's residual-free blocks (block 1 realises the slopes, every later block passes its "
+                   "input); `absorb -o` writes them")
+    step = DerivationStep(f"Witness: the first residual-free block realises $(\\alpha, \\beta)$ and every later one passes "
+                          f"the image (the identity, or one unit on a half-line); its slopes equal $(\\alpha, \\beta)$ "
+                          f"exactly. Therefore [{rid}]: these weights are absorbable.", (rid,), kind="conclusion")
+    return replace(derivation, verdict=Verdict.ABSORBABLE, scope=Scope.THESE, steps=(*derivation.steps, slopes, step),
+                   witness=_stack_witness(wit, verified, description))
+
+
+# ---- Theorem FA -------------------------------------------------------------------------------------------------
+
+
+def _decide_fold(target: Stack, derivation: Derivation) -> Derivation:
+    rid = derivation.decided_by or ""
+    layers = layers_of(target)
+    if layers is None:
+        why = "the weights are not all rational: the fold test runs in exact rational arithmetic only"
+        return _open_these(derivation, rid, why)
+    fold = fold_test(layers)
+    if fold.state != "fold":
+        why = (f"the fold condition (sufficient only) fails: {fold.reason}" if fold.state == "no-fold" else fold.reason)
+        return _open_these(derivation, rid, why + "; the question stays open for these weights")
+    widths = [layer.width for layer in layers]
+    wit = fold_witness(layers, fold, widths)
+    if wit is None or not check_fold_witness(layers, fold, wit):
+        return _open_these(derivation, rid, "Theorem FA's witness could not be built or checked exactly")
+    strict = " with strict signs (so also on an open neighbourhood of these weights)" if fold.strict else \
+        " (weak signs: some row vanishes on an image ray; pointwise only)"
+    steps = [
+        DerivationStep(f"Exact fold test (§14.5): $\\operatorname{{rank}} U_1 = d$ with $U_1[S,:]$ invertible for "
+                       f"$S = \\{{{', '.join(map(str, fold.s))}\\}}$; every row of every later block has one sign on the "
+                       f"images of the {fold.rays} vertex rays of the first layer{strict}. So $F = N R_1$ with "
+                       "$N = N_L \\cdots N_2$.", (rid,), kind="argument"),
+        DerivationStep(f"Witness: identity blocks and one block $N R_1$ of width $m_1 + d$; proved equal to $N R_1$ "
+                       f"exactly (linear parts and the coefficient of every $|p \\cdot x|$ compared in rational "
+                       f"arithmetic). Therefore [{rid}]: these weights are absorbable.", (rid,), kind="conclusion"),
+    ]
+    verified = ("exact: fold test at the vertex rays, and every witness block equals the identity or N R_1 "
+                "(rational arithmetic)")
+    description = "Theorem FA's residual-free blocks (identities and one block N R_1); `absorb -o` writes them"
+    return replace(derivation, verdict=Verdict.ABSORBABLE, scope=Scope.THESE,
+                   steps=(*derivation.steps, *steps),
+                   witness=_stack_witness([(_sp(u), _sp(w)) for u, w in wit], verified, description))
+
+
+def _open_these(derivation: Derivation, rid: str, why: str) -> Derivation:
+    step = DerivationStep(f"For these weights: {why}.", (rid,), kind="conclusion")
+    return replace(derivation, verdict=Verdict.OPEN, scope=Scope.THESE, steps=(*derivation.steps, step),
+                   notes=(*derivation.notes, why))
+
+
+# ---- Theorem FD ---------------------------------------------------------------------------------------------------
+
+
+def fd_step_text(cert: FDCertificate) -> str:
+    how = f"modulo the prime {cert.prime} (a lower bound of the rank over Q)" if cert.prime else "over Q"
+    pts = (f"{len(cert.points)} rational points, 2 in each of the {cert.sectors} sectors of the refined kink "
+           "arrangement" if cert.sectors else f"{len(cert.points)} rational points")
+    return (f"Theorem FD's certificate: {pts}, every pre-activation at every layer decided nonzero exactly; the exact "
+            f"Jacobian in $(U, W)$ ({cert.columns} columns) has rank {cert.rank} {how}, and "
+            f"Lemma F's bound (general formula, $r_k = \\min(d, m_k, m_{{k+1}})$) is $D_{{\\mathrm{{free}}}} = "
+            f"{cert.d_free}$.")
+
+
+def _fd(target: Stack, derivation: Derivation, library: Library) -> Derivation:
+    from ..theory.checks import Subject
+    from ..theory.hypotheses import check
+
+    try:
+        fd = library.provider("depth-certificate")
+    except KeyError:
+        return derivation
+    subject = Subject(stack=target)
+    if check("each_bias_free_relu", subject, {}).status is not HypStatus.PROVED:
+        return derivation
+    layers = layers_of(target)
+    if layers is None or len(layers[0].m) < 2:
+        return derivation
+    cert = fd_certificate(layers)
+    if cert.reason:
+        step = DerivationStep(f"Theorem FD's certificate was not computed: {cert.reason}.", (fd,), kind="remark")
+        return replace(derivation, steps=(*derivation.steps, step))
+    if not cert.certified:
+        step = DerivationStep(fd_step_text(cert) + " The rank does not exceed $D_{\\mathrm{free}}$: the certificate "
+                              "fails, which proves nothing.", (fd,), kind="remark")
+        return replace(derivation, steps=(*derivation.steps, step))
+    wording = FD_WORDING.format(r=cert.rank, f=cert.d_free)
+    steps = [DerivationStep(fd_step_text(cert), (fd, *library.get(fd).uses), kind="argument"),
+             DerivationStep(f"Therefore [{fd}]: {wording}. The verdict for these weights stays open: absorbable "
+                            "stacks inside $\\Omega$ exist.", (fd,), kind="conclusion")]
+    return replace(derivation, verdict=Verdict.OPEN, scope=Scope.NEAR, decided_by=fd,
+                   source=library.get(fd).source, steps=(*derivation.steps, *steps),
+                   notes=(*derivation.notes, wording), depth_certificate=cert,
+                   cited=tuple(dict.fromkeys([*derivation.cited, *library.closure([fd])])))
