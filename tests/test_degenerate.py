@@ -1,0 +1,331 @@
+"""Theorem D (issue 30, MATH.md §15): degenerate weights of one block decided exactly.
+
+Independent oracles:
+- ``d = 1``, ReLU-like ``σ`` with slopes ``p`` (t > 0), ``q`` (t < 0): ``R`` is determined by the slope pair
+  ``(R(1), −R(−1))``, and one unit ``b σ(u t)`` realises ``bu·(p, q)`` (u > 0) or ``bu·(q, p)`` (u < 0), so width 1
+  realises exactly the multiples of ``(p, q)`` and ``(q, p)``, width 2 everything when ``p² ≠ q²``. This uses
+  nothing of §15 (no atoms, no ranks): an elementary count of slopes.
+- ``d = 2``: z3 (the ``bench`` extra) decides ``∃ B' ∀ x: B'(x) = R(x)`` as a quantified real formula; it proves
+  ``unsat`` quickly and often returns ``unknown`` on ``sat`` instances, so it checks the not-absorbable side.
+- every absorbable verdict's witness is checked at random rational points in exact arithmetic
+  (``weights/witness.check_witness``), independently of the canonical form that proved it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+from typing import Any
+
+import pytest
+import sympy as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from symabsorb.model import activation_from_text
+from symabsorb.model.block import Block, Skip
+from symabsorb.theory.derivation import Verdict, Witness
+from symabsorb.theory.library import default_library
+from symabsorb.weights.concrete import decide
+from symabsorb.weights.degenerate import atoms_of, construct, decide_width, minimal_width, same_function
+from symabsorb.weights.search import exact_search
+from symabsorb.weights.witness import check_witness
+
+F = Fraction
+
+
+def _mat(rows: list[list[Any]]) -> list[list[Fraction]]:
+    return [[F(str(x)) if not isinstance(x, Fraction) else x for x in r] for r in rows]
+
+
+def _block(act: str, up: list[list[Any]], down: list[list[Any]], skip: Skip | None = None) -> Block:
+    m, d = len(up), len(up[0])
+    return Block("b", activation_from_text(act), d, m, skip or Skip("identity"),
+                 sp.ImmutableMatrix([[sp.Rational(str(x)) for x in r] for r in up]),
+                 sp.ImmutableMatrix([[sp.Rational(str(x)) for x in r] for r in down]))
+
+
+def _decided(block: Block):  # type: ignore[no-untyped-def]
+    return decide(block, default_library())
+
+
+def _witness_exact(block: Block, witness: Witness | None) -> None:
+    assert witness is not None
+    check = check_witness(block, witness, points=80, seed=3)
+    assert check.error <= (0 if check.exact else 1e-12), check.text()
+
+
+# ---- the examples of the issue and of §15 ---------------------------------------------------------------
+
+
+def test_z3_example_is_not_absorbable_with_its_certificate() -> None:
+    d = _decided(_block("relu", [[3, 3], [-3, -3]], [[1, 2], [3, 4]]))
+    assert (d.verdict, d.decided_by, d.scope) == (Verdict.NOT_ABSORBABLE, "thm-D", "these weights")
+    last = d.steps[-1].text
+    assert "J = \\emptyset" in last and "J = \\{0\\}" in last  # both cases of the certificate are printed
+    # and its exact minimal width: J = {α} costs 1 + 1 + 2 = 4
+    a = atoms_of(_mat([[3, 3], [-3, -3]]), _mat([[1, 2], [3, 4]]), _mat([[1, 0], [0, 1]]), F(1, 2), "homogeneous", 0)
+    assert (a.k, a.eps) == (1, 0)
+    mw = minimal_width(a)
+    assert (mw.lower, mw.upper) == (4, 4)
+
+
+@pytest.mark.parametrize("down", [[[1, 2], [3, 4]], [[1, 0], [0, 1]], [[5, -1], [2, 7]]])
+def test_z3_example_family_never_absorbable_at_width_two(down: list[list[int]]) -> None:
+    # one line, M = I: J = ∅ leaves rank(I − s G) ≥ 1 (two units then), J = {α} leaves rank 1 more
+    d = _decided(_block("relu", [[3, 3], [-3, -3]], down))
+    assert d.verdict is Verdict.NOT_ABSORBABLE
+
+
+def test_collinear_units_with_cancellation_are_absorbable() -> None:
+    # units 2 and 3 lie on one line and cancel (C = 1·(1,0) + 2·(−1/2,0) = 0); units 0, 1 carry the flip
+    block = _block("relu", [[1, 0], [0, 1], [1, 1], [2, 2]], [[-1, 0, 1, "-1/2"], [0, -1, 0, 0]])
+    d = _decided(block)
+    assert (d.verdict, d.decided_by) == (Verdict.ABSORBABLE, "thm-D")
+    _witness_exact(block, d.witness)
+
+
+def test_collinear_units_without_cancellation_are_absorbable() -> None:
+    block = _block("relu", [[1, 0], [2, 0], [0, 1], [1, 1], [0, 0]], [[1, 0, 2, 1, 0], [0, 1, 1, 0, 0]])
+    d = _decided(block)
+    assert (d.verdict, d.decided_by) == (Verdict.ABSORBABLE, "thm-D")
+    _witness_exact(block, d.witness)
+
+
+def test_opposite_rows_on_one_line_gelu_like() -> None:
+    # SiLU (DI): w and −w form one atom; here the pair cancels to C = 0 and carries a linear term 2c·a wᵀ
+    block = _block("silu", [[1, 0], [-1, 0], [0, 1]], [[1, -1, 0], [0, 0, 1]])
+    d = _decided(block)
+    assert d.decided_by == "thm-D" and d.verdict in (Verdict.ABSORBABLE, Verdict.NOT_ABSORBABLE)
+    if d.verdict is Verdict.ABSORBABLE:
+        _witness_exact(block, d.witness)
+
+
+def test_zero_row_with_nonzero_sigma0_needs_its_unit() -> None:
+    # softplus: σ(0) = log 2 ≠ 0 (decided exactly), so the zero-row unit's constant needs a zero-row unit
+    up, down = [[1, 0], [0, 1], [0, 0]], [[-1, 0, 1], [0, -1, 1]]
+    block = _block("softplus", up, down)
+    d = _decided(block)
+    assert (d.verdict, d.decided_by) == (Verdict.ABSORBABLE, "thm-D")
+    _witness_exact(block, d.witness)
+    assert d.witness is not None
+    rows = sp.Matrix(d.witness.w_up)
+    cols = sp.Matrix(d.witness.w_down)
+    assert any(all(x == 0 for x in rows.row(i)) and any(x != 0 for x in cols.col(i)) for i in range(rows.rows))
+    a = atoms_of(_mat(up), _mat(down), _mat([[1, 0], [0, 1]]), F(1, 2), "dilates", 1)
+    assert (a.k, a.eps) == (2, 1)
+    # ReLU: σ(0) = 0, the zero row is no constant: ε = 0
+    a = atoms_of(_mat(up), _mat(down), _mat([[1, 0], [0, 1]]), F(1, 2), "homogeneous", 0)
+    assert (a.k, a.eps) == (2, 0)
+
+
+def test_softplus_constant_plus_linear_one_dimension() -> None:
+    # R(x) = x + log 2 (one zero-row unit, M = 1): a constant unit and a ± pair: w* = 3
+    up, down = [[0]], [[1]]
+    d = _decided(_block("softplus", up, down, Skip("scaled", sp.Integer(1))))
+    assert (d.verdict, d.decided_by) == (Verdict.NOT_ABSORBABLE, "thm-D")
+    block3 = _block("softplus", [[0], [0], [0]], [[1, 0, 0]], Skip("scaled", sp.Integer(1)))
+    d3 = _decided(block3)
+    assert d3.verdict is Verdict.ABSORBABLE
+    _witness_exact(block3, d3.witness)
+
+
+def test_zero_columns_are_dropped() -> None:
+    block = _block("relu", [[1, 0], [0, 1], [1, 0], [5, 7]], [[-1, 0, 0, 0], [0, -1, 0, 0]])
+    d = _decided(block)
+    assert (d.verdict, d.decided_by) == (Verdict.ABSORBABLE, "thm-D")
+    _witness_exact(block, d.witness)
+
+
+def test_sym_alone_counterexample_is_never_a_wrong_verdict() -> None:
+    # σ = t + |t|^(1/2) + |t|^(3/2) has GELU's Sym but no DI; 5σ(t) − 4σ(4t) + σ(9t) = −2t, so with M = 3 the
+    # block is t = σ(t)/2 − σ(−t)/2: absorbable, while the atom count says no. Theorem D must not apply.
+    block = Block("b", activation_from_text("z + sqrt(abs(z)) + abs(z)**(3/2)"), 1, 3, Skip("scaled", sp.Integer(3)),
+                  sp.ImmutableMatrix([[1], [4], [9]]), sp.ImmutableMatrix([[5, -4, 1]]))
+    d = _decided(block)
+    assert d.decided_by != "thm-D"
+    assert d.verdict is not Verdict.NOT_ABSORBABLE and d.verdict is not Verdict.IMPOSSIBLE
+    if d.verdict is Verdict.ABSORBABLE:
+        _witness_exact(block, d.witness)
+
+
+# ---- d = 1: the slope rule (not αβ = 0) -----------------------------------------------------------------
+
+
+def _slope_oracle(p: Fraction, q: Fraction, w: list[Fraction], a: list[Fraction], mm: Fraction, width: int) -> bool:
+    """Absorbable by an elementary slope count (see the module docstring)."""
+    def sigma(t: Fraction) -> Fraction:
+        return p * t if t > 0 else q * t
+
+    alpha = mm + sum((ai * sigma(wi) for ai, wi in zip(a, w, strict=True)), F(0))
+    beta = -(-mm + sum((ai * sigma(-wi) for ai, wi in zip(a, w, strict=True)), F(0)))
+    if alpha == 0 and beta == 0:
+        return True
+    if width >= 2:
+        return p * p != q * q
+    return width == 1 and (alpha * q == beta * p or alpha * p == beta * q)
+
+
+LEAKY = [("relu", F(1), F(0)), ("max(z, z/2)", F(1), F(1, 2)), ("max(z, -z/3)", F(1), F(-1, 3)),
+         ("leaky_relu", F(1), F(1, 100))]
+
+
+@pytest.mark.parametrize("act, p, q", LEAKY)
+def test_leaky_width_one_examples_follow_the_slope_rule(act: str, p: Fraction, q: Fraction) -> None:
+    # §15: leaky slope 1/2, W = 1: R(x) = x + σ(x) has slopes (2, 3/2) — for ReLU (2, 1) not absorbable, for the
+    # leaky one neither; and R(x) = −x/2 + σ(x) for slope 1/2: slopes (1/2, 0) — αβ = 0 but not (p, q)-proportional
+    cases: list[tuple[int, int, Fraction]] = [(1, 1, F(1)), (1, 1, F(-1, 2)), (2, -1, F(3)), (-1, 2, F(1, 2)),
+                                              (1, 1, F(-1)), (3, 1, F(-3))]
+    for w, a, mm in cases:
+        block = Block("b", activation_from_text(act), 1, 1, Skip("scaled", sp.Rational(mm.numerator, mm.denominator)),
+                      sp.ImmutableMatrix([[w]]), sp.ImmutableMatrix([[a]]))
+        d = _decided(block)
+        expected = _slope_oracle(p, q, [F(w)], [F(a)], mm, 1)
+        assert d.verdict is (Verdict.ABSORBABLE if expected else Verdict.NOT_ABSORBABLE), (act, w, a, mm, d.verdict)
+        if expected:
+            _witness_exact(block, d.witness)
+
+
+def test_leaky_absorbable_where_alpha_beta_is_not_zero() -> None:
+    # σ = max(z, z/2) (p, q) = (1, 1/2), d = m = 1, M = 1/2, w = 1, a = −1/3: slopes (R(1), −R(−1)) = (1/6, 1/3)
+    # ∝ (q, p): absorbable by one unit although αβ ≠ 0; the same weights with ReLU are not (αβ ≠ 0 there)
+    def one(act: str, mm: sp.Rational, w: int, a: sp.Rational) -> Block:
+        return Block("b", activation_from_text(act), 1, 1, Skip("scaled", mm), sp.ImmutableMatrix([[w]]),
+                     sp.ImmutableMatrix([[a]]))
+
+    block = one("max(z, z/2)", sp.Rational(1, 2), 1, sp.Rational(-1, 3))
+    d = _decided(block)  # one nonzero unit is nondegenerate: R-linear-odd's index set (S = {0}) decides it
+    assert d.verdict is Verdict.ABSORBABLE
+    _witness_exact(block, d.witness)
+    assert _decided(one("relu", sp.Rational(1, 2), 1, sp.Rational(-1, 3))).verdict is Verdict.NOT_ABSORBABLE
+    # and αβ = 0 is not enough for the leaky one: M = 1, w = −2, a = 1 gives slopes (0, −1)
+    assert _decided(one("max(z, z/2)", sp.Integer(1), -2, sp.Integer(1))).verdict is Verdict.NOT_ABSORBABLE
+    assert _slope_oracle(F(1), F(1, 2), [F(-2)], [F(1)], F(1), 1) is False
+
+
+# ---- property tests against the independent oracles ----------------------------------------------------
+
+
+small = st.integers(min_value=-3, max_value=3)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(LEAKY[:3]), st.integers(min_value=1, max_value=3), st.data())
+def test_d1_decision_matches_the_slope_oracle(act_pq: tuple[str, Fraction, Fraction], m: int,
+                                              data: st.DataObject) -> None:
+    _, p, q = act_pq
+    w = [F(data.draw(small)) for _ in range(m)]
+    a = [F(data.draw(small)) for _ in range(m)]
+    mm = F(data.draw(small), data.draw(st.integers(min_value=1, max_value=2)))
+    c = (p + q) / 2
+    atoms = atoms_of([[x] for x in w], [a], [[mm]], c, "homogeneous", 0)
+    res = decide_width(atoms, m)
+    assert res.found is not None
+    assert res.found == _slope_oracle(p, q, w, a, mm, m), (w, a, mm, res)
+    if res.found:
+        assert res.choice is not None
+        rows, cols = construct(atoms, res.choice, m)
+        assert same_function([[x] for x in w], [a], [[mm]], rows, cols, c, "homogeneous", True)
+
+
+ROWS2 = [(0, 0), (1, 0), (0, 1), (1, 1), (1, -1), (2, 0), (-1, 0), (0, -2), (2, 2), (-1, -1), (1, 2)]
+
+
+def _relu_value(rows: list[list[Fraction]], cols: list[list[Fraction]], skip: list[list[Fraction]] | None,
+                x: tuple[Fraction, ...]) -> tuple[Fraction, ...]:
+    d = len(x)
+    out = [sum((skip[r][k] * x[k] for k in range(d)), F(0)) if skip else F(0) for r in range(d)]
+    for j, row in enumerate(rows):
+        t = sum((row[k] * x[k] for k in range(d)), F(0))
+        if t > 0:
+            for r in range(d):
+                out[r] += cols[r][j] * t
+    return tuple(out)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(min_value=1, max_value=3), st.data())
+def test_d2_relu_witnesses_are_pointwise_exact(m: int, data: st.DataObject) -> None:
+    """Random tiny degenerate ReLU blocks: every absorbable decision's witness equals R at many rational
+    points, evaluated directly (max(0, ·) on rationals, no canonical form); not-absorbable decisions are
+    consistent with the minimal width (w* > m)."""
+    up = [[F(v) for v in data.draw(st.sampled_from(ROWS2))] for _ in range(m)]
+    down = [[F(data.draw(small)) for _ in range(m)] for _ in range(2)]
+    skip = [[F(data.draw(small)) for _ in range(2)] for _ in range(2)]
+    atoms = atoms_of(up, down, skip, F(1, 2), "homogeneous", 0)
+    res = decide_width(atoms, m)
+    mw = minimal_width(atoms)
+    assert mw.lower == mw.upper
+    assert res.found == (mw.upper <= m)
+    choice = res.choice if res.found else mw.choice
+    assert choice is not None
+    width = max(m, choice.width(atoms))
+    rows, cols = construct(atoms, choice, width)
+    for x in itertools.product([F(-2), F(-1), F(1, 3), F(0), F(1), F(5, 2)], repeat=2):
+        assert _relu_value(rows, cols, None, x) == _relu_value(up, down, skip, x)
+
+
+z3_cases = [
+    ([[3, 3], [-3, -3]], [[1, 2], [3, 4]], [[1, 0], [0, 1]]),
+    ([[1, 0], [2, 0]], [[1, 0], [0, 1]], [[1, 0], [0, 1]]),
+    ([[1, 1], [0, 0]], [[1, 0], [0, 1]], [[1, 0], [0, 0]]),
+    ([[1, 0], [-2, 0]], [[1, 1], [0, 1]], [[0, 1], [1, 0]]),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("up, down, skip", z3_cases)
+def test_not_absorbable_agrees_with_z3(up: list[list[int]], down: list[list[int]], skip: list[list[int]]) -> None:
+    z3: Any = pytest.importorskip("z3", reason="z3-solver (the bench extra) is not installed")
+    a = atoms_of(_mat(up), _mat(down), _mat(skip), F(1, 2), "homogeneous", 0)
+    m = len(up)
+    res = decide_width(a, m)
+    if res.found:
+        return  # the witness is proved exactly; z3 rarely finishes on sat instances
+    d = len(skip)
+    xs = [z3.Real(f"x{i}") for i in range(d)]
+    us = [[z3.Real(f"u{j}_{i}") for i in range(d)] for j in range(m)]
+    bs = [[z3.Real(f"b{j}_{r}") for r in range(d)] for j in range(m)]
+
+    def relu(t: Any) -> Any:
+        return z3.If(t > 0, t, 0)
+
+    eqs: list[Any] = []
+    for r in range(d):
+        lhs: Any = sum(bs[j][r] * relu(sum(us[j][i] * xs[i] for i in range(d))) for j in range(m))
+        rhs: Any = sum(skip[r][i] * xs[i] for i in range(d)) + sum(
+            down[r][k] * relu(sum(up[k][i] * xs[i] for i in range(d))) for k in range(m))
+        eqs.append(lhs == rhs)
+    solver = z3.Solver()
+    solver.set("timeout", 20000)
+    solver.add(z3.ForAll(xs, z3.And(*eqs)))
+    assert str(solver.check()) == "unsat"
+
+
+# ---- nondegenerate weights: Theorem D agrees with the index-set decision ---------------------------------
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(min_value=1, max_value=2), st.integers(min_value=1, max_value=4), st.booleans(),
+       st.sampled_from(["homogeneous", "dilates"]), st.data())
+def test_theorem_d_agrees_with_the_index_set_decision_on_n1(d: int, m: int, planted: bool, kind: str,
+                                                            data: st.DataObject) -> None:
+    from symabsorb.theory.hyp_sizes import nondegeneracy
+
+    up = [[F(data.draw(small)) for _ in range(d)] for _ in range(m)]
+    down = [[F(data.draw(small)) for _ in range(m)] for _ in range(d)]
+    c = F(1, 2)
+    if planted:  # M = −2c W_S for a random S: the index-set condition holds
+        s = [i for i in range(m) if data.draw(st.booleans())]
+        skip = [[-2 * c * sum((down[r][i] * up[i][k] for i in s), F(0)) for k in range(d)] for r in range(d)]
+    else:
+        skip = [[F(data.draw(small)) for _ in range(d)] for _ in range(d)]
+    ok, _ = nondegeneracy(sp.Matrix(up), sp.Matrix(down))
+    if not ok:
+        return
+    target = sp.Matrix([[-sp.Rational(x.numerator, x.denominator) / (2 * sp.Rational(c.numerator, c.denominator))
+                         for x in r] for r in skip])
+    index_set = exact_search(sp.Matrix(up), sp.Matrix(down), target).found
+    atoms = atoms_of(up, down, skip, c, kind, 0)
+    assert (atoms.k, atoms.eps) == (m, 0)
+    assert decide_width(atoms, m).found == index_set
