@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import sympy as sp
+
     from .analysis.engine import ActivationFacts
     from .model.activation import AnyActivation
     from .model.block import Block, ResolvedSpec, Stack
@@ -377,12 +379,50 @@ def load(source: PathLike, *, name: str | None = None) -> Spec:
     return Spec(resolve_modules(load_modules(label, text), label), text)
 
 
-def _activation(expr: str | AnyActivation, gated: bool, name: str = "expr") -> AnyActivation:
-    from .errors import check_type
+def _sympy_text(name: str, expr: Any) -> str:
+    """A SymPy expression in one symbol as spec text in ``z`` (which then goes through the spec's
+    parser and its whitelist of functions, as a string would): ``x*tanh(softplus(x))`` ->
+    ``z*tanh(log(exp(z) + 1))``. Floats are refused (not exact), as are other symbols."""
+    import sympy as sp
+
+    from .errors import ArgumentError, describe_argument
+    from .report.plainmath import plain_expr
+
+    if not isinstance(expr, sp.Expr) or isinstance(expr, sp.MatrixBase):
+        raise ArgumentError(f"{describe_argument(name, expr)}: expected a SymPy expression in one symbol")
+    symbols = sorted(expr.free_symbols, key=str)
+    if len(symbols) > 1:
+        raise ArgumentError(f"{describe_argument(name, expr)}: expected an expression in one symbol, it has "
+                            f"{', '.join(map(str, symbols))}; substitute values for the others (expr.subs(...)) or "
+                            "declare them as parameters in a spec")
+    if expr.atoms(sp.Float):
+        raise ArgumentError(f"{describe_argument(name, expr)}: holds floating-point numbers "
+                            f"({', '.join(sorted(map(str, expr.atoms(sp.Float))))}), which are not exact: write them "
+                            "as sympy.Rational (or sympy.nsimplify(expr))")
+    if symbols:
+        expr = expr.xreplace({symbols[0]: sp.Symbol("z", real=True)})
+    return plain_expr(expr)
+
+
+def _activation(expr: Any, gated: bool, name: str = "expr") -> AnyActivation:
+    import sympy as sp
+
+    from .errors import ArgumentError, check_type
     from .model.activation import Activation, GatedActivation
 
+    if isinstance(expr, sp.Basic):
+        text = _sympy_text(name, expr)
+        from .errors import SpecError
+        from .model.resolve import activation_from_text
+
+        try:
+            return activation_from_text(text, gated=_check_flag("gated", gated))
+        except SpecError as err:
+            summary = str(err).splitlines()[0].split("error: ", 1)[-1]
+            raise ArgumentError(f"{name}={expr!r} (type={type(expr).__name__}), read as `{text}`: {summary}") from None
     check_type(name, expr, (str, Activation, GatedActivation),
-               "an expression in z (str, e.g. 'z*tanh(z)'), a built-in name ('gelu') or an activation")
+               "an expression in z (str, e.g. 'z*tanh(z)', or a SymPy expression in one symbol), a built-in name "
+               "('gelu') or an activation")
     _check_flag("gated", gated)
     if isinstance(expr, str):
         from .model.resolve import activation_from_text
@@ -393,7 +433,7 @@ def _activation(expr: str | AnyActivation, gated: bool, name: str = "expr") -> A
     return expr
 
 
-def classify(expr: str | AnyActivation, gated: bool = False, *, budget: float | None = DEFAULT_BUDGET,
+def classify(expr: str | AnyActivation | sp.Expr, gated: bool = False, *, budget: float | None = DEFAULT_BUDGET,
              theorems: Sequence[PathLike] = (), lib: Library | None = None) -> Result:
     """Decide a block with identity skip and generic weights for one activation.
 
@@ -582,6 +622,8 @@ def decide(activation: str | AnyActivation, w_up: Any = None, w_down: Any = None
             raise ArgumentError(f"{describe_argument(key, value)}: expected an array or nested lists of numbers")
     if gated and w_gate is None:
         raise ArgumentError(f"`{act.name}` is a gated unit: pass w_gate as well")
+    w_up, w_down = _as_array("w_up", w_up), _as_array("w_down", w_down)
+    w_gate = _as_array("w_gate", w_gate) if w_gate is not None else None
     exact = (_exact_matrix(w_up, "w_up"), _exact_matrix(w_down, "w_down"),
              _exact_matrix(w_gate, "w_gate") if w_gate is not None else None)
     if exact[0] is not None and exact[1] is not None and (w_gate is None or exact[2] is not None):
@@ -598,6 +640,77 @@ def decide(activation: str | AnyActivation, w_up: Any = None, w_down: Any = None
     with tempfile.TemporaryDirectory(prefix="symabsorb-") as tmp:
         np.savez(Path(tmp) / "arrays.npz", **arrays)  # type: ignore[arg-type]
         return run(replace(block, weights=WeightsDecl("arrays.npz")), tmp)
+
+
+def _as_array(name: str, values: Any) -> Any:
+    """A tensor of another library as a numpy array holding the same numbers exactly; nested lists,
+    SymPy matrices and numpy arrays unchanged. PyTorch tensors (any float dtype: bfloat16 goes through
+    float32, which holds every bfloat16 exactly; detached, moved to the CPU), anything with
+    ``__array__`` (JAX, xarray, pandas...) or DLPack (``__dlpack__``: CuPy, JAX, TensorFlow...).
+    Complex values and non-numeric dtypes are an :class:`ArgumentError`, never silently cut to reals."""
+    from .errors import ArgumentError, describe_argument
+
+    if values is None or isinstance(values, (list, tuple, str, bytes)):
+        return values
+    import sympy as sp
+
+    if isinstance(values, sp.MatrixBase):
+        return values
+    module = type(values).__module__.split(".")[0]
+    is_torch = module == "torch" and hasattr(values, "detach")
+    if not is_torch and not hasattr(values, "__array__") and not hasattr(values, "__dlpack__"):
+        return values  # nested sequences of another kind, or a bad value: the usual checks say which
+    try:
+        import numpy as np
+    except ImportError:
+        raise ArgumentError(f"{describe_argument(name, values)}: reading a {module} array needs numpy "
+                            "(pip install 'symabsorb[weights]'), or pass nested lists") from None
+    if isinstance(values, np.ndarray):
+        array = values
+    else:
+        try:
+            array = _foreign_array(name, values, is_torch)
+        except ArgumentError:
+            raise
+        except Exception as err:  # a foreign library's own error: name the argument, say what works
+            raise ArgumentError(f"{describe_argument(name, values)}: cannot read it as a matrix of numbers "
+                                f"({type(err).__name__}: {err}); pass a numpy array or nested lists") from None
+    kind = array.dtype.kind
+    if kind == "c":
+        raise ArgumentError(f"{describe_argument(name, values)}: complex entries (dtype {array.dtype}): "
+                            "weights are real; pass the real part if that is what you mean")
+    if kind == "V":
+        try:  # ml_dtypes' bfloat16 (JAX): every value is exact in float32
+            array, kind = array.astype(np.float32), "f"
+        except (TypeError, ValueError):
+            kind = "?"
+    if kind not in "biufO":  # object arrays: nested numbers (Fractions are decided exactly)
+        raise ArgumentError(f"{describe_argument(name, values)}: entries of dtype {array.dtype}: expected "
+                            "numbers (float, int)")
+    return array
+
+
+def _foreign_array(name: str, values: Any, is_torch: bool) -> Any:
+    """A numpy copy of a PyTorch tensor, an ``__array__`` object or a DLPack capsule provider."""
+    import numpy as np
+
+    from .errors import ArgumentError, describe_argument
+
+    if is_torch:
+        import torch
+
+        tensor = values.detach()
+        if tensor.is_complex():
+            raise ArgumentError(f"{describe_argument(name, values)}: complex entries (dtype {tensor.dtype}): "
+                                "weights are real; pass the real part if that is what you mean")
+        if tensor.layout != torch.strided:
+            tensor = tensor.to_dense()
+        if tensor.dtype == torch.bfloat16:
+            tensor = tensor.float()  # exact: float32 holds every bfloat16 value
+        return tensor.cpu().numpy()
+    if hasattr(values, "__array__"):
+        return np.asarray(values)
+    return np.from_dlpack(values)
 
 
 def _float_array(name: str, values: Any) -> Any:
@@ -636,7 +749,7 @@ def _exact_matrix(values: Any, name: str = "matrix") -> Any:
         return _in_search_range(sp.ImmutableMatrix(values), name)
     dtype = getattr(values, "dtype", None)
     if dtype is not None:
-        if dtype.kind not in "iu":
+        if getattr(dtype, "kind", None) not in ("i", "u", "O"):
             return None
         values = values.tolist()
     if not isinstance(values, Sequence) or not values or not all(isinstance(r, Sequence) for r in values):

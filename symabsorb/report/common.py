@@ -3,29 +3,36 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 import sympy as sp
 
 from ..analysis.engine import ActivationFacts
 from ..analysis.facts import Evidence
-from ..theory.derivation import NodeState, Verdict
+from ..theory.derivation import Derivation, NodeState, Verdict
 from ..theory.library import Library
 from .model import Report
 from .plainmath import plain_expr
 
 __all__ = [
     "CITATION",
+    "QUESTIONS",
     "SOURCE_COLORS",
     "STATE_COLORS",
     "VERDICT_TEXT",
+    "SummaryRow",
+    "candidate_groups",
     "facts_rows",
     "has_index_set",
     "math_parts",
     "node_id",
     "show",
     "split_citations",
+    "summary_rows",
     "used_graph",
+    "verdict_class",
+    "verdict_word",
 ]
 
 CITATION = re.compile(r"\[([A-Za-z][A-Za-z0-9_-]*)\]")
@@ -127,6 +134,86 @@ def text_pieces(text: str, library: Library) -> list[tuple[str, str]]:
                 if part:
                     out.append(("math" if is_math else "text", part))
     return out
+
+
+def verdict_word(d: Derivation) -> str:
+    """The verdict as a reader says it: a ``width`` query's answer is the width it proved ("minimal
+    width 5d", "width at most 5d", "no width"), not the word "absorbable"."""
+    if d.width is not None:
+        upper, lower, never, _scope = d.width
+        if never:
+            return "no width absorbs it"
+        if upper and lower and upper == lower:
+            return f"minimal width {_width_text(upper)}"
+        if upper:
+            return f"width at most {_width_text(upper)}" + (f", at least {_width_text(lower)}" if lower else "")
+        return "width open"
+    return VERDICT_TEXT[d.verdict]
+
+
+def verdict_class(d: Derivation) -> str:
+    """The CSS class / colour key of a verdict: ``width`` for a width query's answer, else the verdict."""
+    return "width" if d.width is not None and not d.width[2] and d.width[0] else d.verdict.value
+
+
+def _width_text(text: str) -> str:
+    """``5*d`` -> ``5d`` (a number times one symbol), otherwise as given."""
+    m = re.fullmatch(r"(\d+)\*([A-Za-z_]\w*)", text.strip())
+    return f"{m.group(1)}{m.group(2)}" if m else text
+
+
+QUESTIONS = {"absorb": "same-width residual-free block?", "width": "smallest residual-free width?",
+             "classify": "same-width residual-free block, generic weights?", "series": "Taylor series",
+             "parity": "parity", "facts": "facts"}
+
+
+@dataclass(frozen=True)
+class SummaryRow:
+    """One line of a report's summary table; math fields are LaTeX (``None``: none)."""
+
+    query: str
+    anchor: str
+    question: str
+    verdict: str  # the words (verdict_word)
+    verdict_class: str  # colour key (verdict_class)
+    result: str | None  # the deciding result's id
+    condition: str | None
+    scope: str
+
+
+def summary_rows(report: Report) -> list[SummaryRow]:
+    """The summary table every report format starts with: query, question, verdict, the deciding
+    result, the condition, the scope."""
+    rows = []
+    for a in report.answers:
+        d = a.derivation
+        kind = "width" if d is not None and d.width is not None else a.kind
+        question = QUESTIONS.get(kind, kind)
+        if d is None:
+            rows.append(SummaryRow(a.query, a.anchor, question, a.kind, "facts", None, None, ""))
+            continue
+        condition = d.condition if d.condition and d.width is None else None
+        scope = (d.width[3] or d.scope) if d.width is not None else d.scope
+        rows.append(SummaryRow(a.query, a.anchor, question, verdict_word(d), verdict_class(d), d.decided_by,
+                               condition, scope))
+    return rows
+
+
+_SETTING = re.compile(r"^(?:fails: )?proved only for .*?; (this question has .*)$")
+
+
+def candidate_groups(d: Derivation) -> list[tuple[NodeState, str, list[str]]]:
+    """The candidates a derivation tried but did not apply, grouped by why: (state, the reason they
+    share, their ids in trial order), one group per distinct reason (results proved only for other
+    biases or normalisations share "not proved for this setting"), groups in order of first trial."""
+    groups: dict[tuple[NodeState, str], list[str]] = {}
+    for c in d.candidates:
+        if c.state is NodeState.APPLIED:
+            continue
+        m = _SETTING.match(c.reason)
+        reason = f"not proved for this setting ({m.group(1)})" if m else c.reason
+        groups.setdefault((c.state, reason), []).append(c.id)
+    return [(state, reason, ids) for (state, reason), ids in groups.items()]
 
 
 def has_index_set(d: Any) -> bool:

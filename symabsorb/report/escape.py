@@ -151,6 +151,22 @@ def _is_clean_mathml(markup: str) -> bool:
     return pos == len(markup)
 
 
+_NUMERIC_REF = re.compile(r"&#x([0-9A-Fa-f]{1,6});")
+#: ``\mathrm{down}`` comes out of latex2mathml one ``<mi>`` per letter: one ``<mi>`` for the word.
+_UPRIGHT_RUN = re.compile(r'(?:<mi mathvariant="normal">[A-Za-z]</mi>){2,}')
+_UPRIGHT_LETTER = re.compile(r'<mi mathvariant="normal">([A-Za-z])</mi>')
+
+
+def _plain_char(m: re.Match[str]) -> str:
+    """A numeric character reference as the character itself (MathML is a third shorter), except
+    the characters HTML gives a meaning to and anything not printable."""
+    code = int(m.group(1), 16)
+    ch = chr(code) if code <= 0x10FFFF else ""
+    if not ch or ch in "<>&\"'" or _CONTROL_CHARS.match(ch) or not ch.isprintable():
+        return m.group()
+    return ch
+
+
 def html_math(latex: str) -> str:
     """Math for HTML: MathML from ``latex2mathml`` when ``latex`` is safe math and the result is
     clean MathML (the converter passes ``\\text{<img ...>}`` through raw), else escaped source."""
@@ -162,7 +178,9 @@ def html_math(latex: str) -> str:
         except Exception:  # not installed, or its own error on unusual input: show the source instead
             markup = ""
         if markup and _is_clean_mathml(markup):
-            return markup
+            markup = _NUMERIC_REF.sub(_plain_char, markup).replace(' display="inline"', "")
+            return _UPRIGHT_RUN.sub(lambda m: '<mi mathvariant="normal">' + "".join(_UPRIGHT_LETTER.findall(m.group()))
+                                    + "</mi>", markup)
     return f'<code class="tex">{html_text(latex)}</code>'
 
 
