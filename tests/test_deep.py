@@ -334,3 +334,68 @@ def test_the_jacobian_matches_finite_differences() -> None:
 def test_gelu_stack_gets_no_certificate_yet(stacks) -> None:  # type: ignore[no-untyped-def]
     d = _decide(stacks["fa_gelu"])
     assert d.scope != Scope.NEAR or d.verdict is Verdict.OPEN
+
+
+# ---- reports and verify ---------------------------------------------------------------------------------------------
+
+VERIFY_SPEC = """
+block a { activation: relu dim: 1 width: 2 W_up: [[1], [-1]] W_down: [[2, 3]] }
+block b { activation: relu dim: 1 width: 1 W_up: [[1]] W_down: [[1]] }
+stack s3 = [a, b]
+block p { activation: relu dim: 2 width: 4 W_up: [[1, 0], [0, 1], [-1, 0], [0, -1]] W_down: [[3, 3, 3, 3], [1, 1, 1, 1]] }
+block q { activation: relu dim: 2 width: 6 W_up: [[1, 0], [0, 1], [1, 1], [1, 2], [2, 1], [1, -1]]
+    W_down: [[1, 0, 1, 0, 1, 0], [0, 1, 0, 1, 0, 1]] }
+stack fa = [p, q]
+block n1 { activation: relu dim: 2 width: 4 W_up: [[1, 0], [0, 1], [1, 1], [1, -1]]
+    W_down: [[1/10, 0, 1/20, 0], [0, 1/10, 0, 1/30]] }
+block n2 { activation: relu dim: 2 width: 4 W_up: [[1, 2], [2, -1], [1, 3], [3, -1]]
+    W_down: [[1/10, 0, 1/20, 1/50], [0, 1/10, 1/70, 1/30]] }
+stack ni = [n1, n2]
+absorb s3
+absorb fa
+absorb ni
+"""
+
+
+def _report(tmp_path):  # type: ignore[no-untyped-def]
+    import json
+
+    from symabsorb.answer import build_report
+    from symabsorb.model import resolve_text
+    from symabsorb.report.jsonout import render_json
+
+    path = tmp_path / "deep.absorb"
+    path.write_text(VERIFY_SPEC, encoding="utf-8")
+    report = build_report(resolve_text(VERIFY_SPEC, str(path)), VERIFY_SPEC)
+    out = tmp_path / "deep.json"
+    out.write_text(render_json(report), encoding="utf-8")
+    return out, json.loads(out.read_text(encoding="utf-8"))
+
+
+def test_json_validates_and_verify_rechecks_every_deep_witness_and_certificate(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    jsonschema = pytest.importorskip("jsonschema")
+    pytest.importorskip("flint", reason="python-flint (rank modulo a prime)")
+    from symabsorb.report.jsonout import schema
+    from symabsorb.weights.verify import verify_report
+
+    path, data = _report(tmp_path)
+    jsonschema.validate(data, schema())
+    scopes = {q["query"]: (q["derivation"]["verdict"], q["derivation"]["scope"]) for q in data["queries"]}
+    assert scopes["absorb ni"] == ("open", "almost every weight near these")
+    checked = verify_report(path)
+    assert len(checked) == 3 and all(c.ok for c in checked), checked
+    # tampering: a witness entry, a certificate point, a claimed verdict
+    for edit in ("witness", "point", "verdict"):
+        bad = json.loads(json.dumps(data))
+        qs = {q["query"]: q for q in bad["queries"]}
+        if edit == "witness":
+            qs["absorb fa"]["derivation"]["witness"]["layers"][1]["W_down"][0][0] = "23"
+        elif edit == "point":
+            qs["absorb ni"]["derivation"]["depth_certificate"]["points"] = [["1", "0"], ["0", "1"]]
+        else:
+            qs["absorb ni"]["derivation"]["verdict"] = "not-absorbable"
+        p = tmp_path / f"bad-{edit}.json"
+        p.write_text(json.dumps(bad), encoding="utf-8")
+        assert not all(c.ok for c in verify_report(p)), edit

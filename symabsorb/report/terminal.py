@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import sympy as sp
 
 from ..analysis.engine import ActivationFacts
-from ..theory.derivation import Derivation, DerivationStep, NodeState, Verdict, Witness
+from ..theory.derivation import Derivation, DerivationStep, NodeState, Scope, Verdict, Witness
 from ..theory.library import Library
 from .common import VERDICT_TEXT, facts_rows, has_index_set, text_pieces
 from .escape import terminal_text
@@ -50,6 +50,8 @@ def _line(text: str, library: Library) -> str:
 
 
 def _witness_text(w: Witness) -> str:
+    if w.description:  # not a flip: a deep stack's residual-free blocks (MATH §14)
+        return w.description
     if w.layers:
         sets = "; ".join(f"block {i + 1}: S = {{{', '.join(map(str, layer.index_set))}}}"
                          for i, layer in enumerate(w.layers))
@@ -62,6 +64,8 @@ def _detail(d: Derivation, library: Library) -> str:
         detail = f"{d.condition_plain} ({d.width[3] or d.scope})"
     elif d.condition_plain:
         detail = f"{d.condition_plain} (sufficient: {d.sufficient}; necessary: {d.necessary})"
+    elif d.verdict is Verdict.OPEN and d.scope == Scope.NEAR and d.notes:  # Theorem FD: a neighbourhood statement
+        detail = d.notes[-1]
     elif d.verdict is Verdict.OPEN:
         undecided = [c for c in d.candidates if c.state is NodeState.UNDECIDED]
         detail = "no result applies" + (f"; undecided: {library.results[undecided[0].id].label} ({undecided[0].reason})"

@@ -29,6 +29,11 @@ def _witness(d: Derivation) -> dict[str, Any]:
                                "`symabsorb absorb SPEC --block NAME -o FILE` writes them"})
     else:
         out.update({"W_up": _matrix(w.w_up), "W_down": _matrix(w.w_down), "W_gate": _matrix(w.w_gate)})
+    if w.description:
+        out["description"] = w.description
+    if w.layers:  # a stack's residual-free blocks, one per block (each with its index set when it is a flip)
+        out["layers"] = [{"index_set": list(layer.index_set), "W_up": _matrix(layer.w_up), "W_down": _matrix(layer.w_down)}
+                         for layer in w.layers]
     for key, vector in (("b_up", w.b_up), ("b_down", w.b_down), ("b_gate", w.b_gate)):
         if vector is not None:  # the residual-free block's biases (a biased layer's witness)
             out[key] = [row[0] for row in (_matrix(vector) or [])] if isinstance(vector, sp.MatrixBase) else \
@@ -64,7 +69,16 @@ def derivation_to_dict(d: Derivation) -> dict[str, Any]:
         "notes": list(d.notes),
         **({} if d.width is None else {"width": {"upper": d.width[0], "lower": d.width[1], "never": d.width[2],
                                                  "lower_scope": d.width[3]}}),
+        **({} if d.depth_certificate is None else {"depth_certificate": _depth_certificate(d.depth_certificate)}),
     }
+
+
+def _depth_certificate(c: Any) -> dict[str, Any]:
+    """Theorem FD's certificate as data (``symabsorb.weights.deep.FDCertificate``): the points as exact fractions."""
+    return {"rank": c.rank, "d_free": c.d_free, "d_res": c.d_res, "columns": c.columns, "prime": c.prime,
+            "sectors": c.sectors, "certified": c.certified,
+            "points": [[str(v) for v in point] for point in c.points],
+            "claim": "rank of the exact Jacobian of (F(x))_{x in points} in (U, W) > d_free"}
 
 
 def _matrix(m: Any) -> list[list[str]] | None:

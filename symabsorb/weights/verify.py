@@ -346,6 +346,10 @@ def _verify(report: Path, weights_dir: Path | None) -> VerifyOutcome:
                 checked = _check_file_query(d, block, verdict, root)
             elif block is not None and block.w_up is not None:
                 checked = _check_inline_query(d, block, verdict)
+            elif block is None:  # a stack: Theorem FD certificates, Theorem 1D / FA witnesses (MATH Part III)
+                from .deepverify import check_stack_query
+
+                checked = check_stack_query(data, q, report)
             else:
                 checked = None
             if checked is None:
