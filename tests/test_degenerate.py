@@ -329,3 +329,30 @@ def test_theorem_d_agrees_with_the_index_set_decision_on_n1(d: int, m: int, plan
     atoms = atoms_of(up, down, skip, c, kind, 0)
     assert (atoms.k, atoms.eps) == (m, 0)
     assert decide_width(atoms, m).found == index_set
+
+
+# ---- the width query and absorb -o ---------------------------------------------------------------------
+
+
+def test_width_query_gives_theorem_d_exact_width() -> None:
+    from symabsorb.weights.width import width_derivation, width_witness
+
+    block = _block("relu", [[3, 3], [-3, -3]], [[1, 2], [3, 4]])
+    base = _decided(block)
+    w = width_derivation(block, base, "width")
+    assert w.verdict is Verdict.ABSORBABLE and w.condition_plain == "w* = 4" and w.decided_by == "thm-D"
+    witness, why = width_witness(block, base, 5)
+    assert witness is not None, why
+    padded = Block("b", block.activation, 2, 5, block.skip,
+                   sp.ImmutableMatrix(sp.Matrix(block.w_up).col_join(sp.zeros(3, 2))),
+                   sp.ImmutableMatrix(sp.Matrix(block.w_down).row_join(sp.zeros(2, 3))))
+    _witness_exact(padded, witness)
+    assert width_witness(block, base, 3)[0] is None  # proved too small
+
+
+def test_width_of_softplus_constant_block() -> None:
+    from symabsorb.weights.width import width_derivation
+
+    block = _block("softplus", [[0]], [[1]], Skip("scaled", sp.Integer(1)))
+    w = width_derivation(block, _decided(block), "width")
+    assert w.condition_plain == "w* = 3"

@@ -96,7 +96,14 @@ def test_lower_bound_is_not_claimed_for_degenerate_concrete_weights() -> None:
     act = activation_from_text("silu")
     block = Block("b", act, 2, 3, Skip("identity"), sp.ImmutableMatrix([[1, 0], [2, 0], [0, 1]]),
                   sp.ImmutableMatrix([[1, 0, 0], [0, 1, 0]]))
-    assert width_bounds(block, prove(block)).lower is None
+    # Theorem D (issue 30) now proves the exact width of degenerate weights: atoms (1,0), (2,0) on one line (SiLU:
+    # different dilates), J = {(1,0)} and a pair for e_2: 2 + 1 + 2 = 5, every smaller width ruled out exactly
+    from symabsorb.theory.library import default_library
+    from symabsorb.weights.concrete import decide
+
+    b = width_bounds(block, decide(block, default_library()))
+    assert (b.lower, b.upper, b.decided_by) == (5, 5, "thm-D")
+    assert prove(block).decided_by == "thm-D"
 
 
 @pytest.mark.parametrize("text, c, k", [("z + z*abs(z)", 1, 2), ("2*z + max(0,z)^2", 2, 2), ("z - abs(z)^3", 1, 3)])

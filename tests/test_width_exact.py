@@ -224,9 +224,16 @@ def test_theorem_w_answers(answers: dict[str, object], name: str, upper: str, lo
     assert d.condition_plain == plain  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize("name", ["degenerate", "tanh_gelu", "biased", "swiglu_b"])
+def test_degenerate_weights_get_theorem_d_exact_width(answers: dict[str, object]) -> None:
+    """Degenerate weights: Theorem W does not apply, Theorem D (issue 30) gives w* exactly: the line e_1 carries
+    one essential atom (C = (1, 2)), J = {it} and a pair for e_2: 1 + 1 + 2 = 4."""
+    d = answers["degenerate"]
+    assert d.decided_by == "thm-D" and d.width[:2] == ("4", "4")  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("name", ["tanh_gelu", "biased", "swiglu_b"])
 def test_no_exact_width_without_the_hypotheses(answers: dict[str, object], name: str) -> None:
-    """Degenerate weights, a σ without proved DI, a biased block, a gated block: Theorem W does not apply."""
+    """A σ without proved DI, a biased block, a gated block: Theorem W does not apply."""
     d = answers[name]
     assert d.decided_by != "thm-W"  # type: ignore[attr-defined]
     upper, lower = d.width[:2]  # type: ignore[attr-defined]

@@ -542,10 +542,9 @@ def witness_for(block: Any, a: Atoms, choice: Choice, width: int, w_up: Mat, w_d
     check = check_witness(block, witness, points=60)
     if not check.error <= (0 if check.exact else 1e-12):
         return None
-    flipped = tuple(sorted(i for i, s in enumerate(choice.signs) if s == -1))
     verified = ("exact: the residual-free block and $Mx + B(x)$ have the same linear part $T$, the same atom "
                 "coefficients $C_\\alpha$ and the same constant (a proof for every $x$); " + check.text())
-    return Witness(flipped, up, down, None, verified), verified
+    return Witness((), up, down, None, verified), verified  # no index set: not a flip of units of B
 
 
 def degenerate_inline(block: Any, d: Any, chosen: Any, library: Any) -> Any:
@@ -612,3 +611,53 @@ def degenerate_inline(block: Any, d: Any, chosen: Any, library: Any) -> Any:
     why = (f"{res.reason}; proved bounds: ${base} = k + \\varepsilon \\le w^* \\le k + \\varepsilon + 2d - \\rho = "
            f"{upper}$")
     return stays_open(why, steps[len(d.steps):])
+
+
+def degenerate_width(block: Any, rid: str) -> tuple[int, int, list[Any], Any] | None:
+    """The ``width`` query under Theorem D on inline exact weights: ``(lower, upper, steps, witness of width
+    upper)`` with ``lower == upper`` the exact ``w*`` unless the work cap stopped the search; None when the
+    procedure does not apply (irrational entries, σ outside the theorem, ``σ(0)`` undecided)."""
+    from ..theory.derivation import DerivationStep
+    from ..theory.skips import skip_matrix
+
+    w_up, w_down = _frac_rows(block.w_up), _frac_rows(block.w_down)
+    skip = _frac_rows(skip_matrix(block))
+    if w_up is None or w_down is None or skip is None:
+        return None
+    kind, _why = sigma_kind(block)
+    if kind is None:
+        return None
+    from ..theory.checks import Subject
+    from ..theory.hyp_width import line_module
+
+    c = line_module(Subject(block=block))[2]
+    if c is None or not c.is_Rational:
+        return None
+    sign0, _value0 = sigma_at_zero_sign(block)
+    a = atoms_of(w_up, w_down, skip, Fraction(int(c.p), int(c.q)), kind, sign0)
+    if a.eps is None:
+        return None
+    mw = minimal_width(a)
+    assert mw.choice is not None
+    built = witness_for(block, a, mw.choice, mw.upper, w_up, w_down, skip, sign0 == 0)
+    if built is None:
+        from ..errors import InternalError
+
+        raise InternalError("the width witness of Theorem D failed its exact check")
+    witness, verified = built
+    base = a.k + a.eps
+    ch = mw.choice
+    steps = [DerivationStep(f"Theorem D's normal form of these weights (exact): {describe_atoms(a)}; $k = {a.k}$, "
+                            f"$\\varepsilon = {a.eps}$, $\\rho = {a.rho}$.", (rid,))]
+    if mw.lower == mw.upper:
+        steps.append(DerivationStep(
+            f"By [{rid}], $w^* = k + \\varepsilon + \\min_{{J,s}}[\\,|J| + 2\\operatorname{{rank}}(D^J_s\\Pi_J)]$: every "
+            f"width from ${base}$ up was decided exactly (every independent $J$, exact ranks over $\\mathbb{{Q}}$); the "
+            f"least is attained at $J = {_set(ch.doubled)}$, $s = ({', '.join(map(str, ch.signs))})$: "
+            f"$w^* = {base} + {len(ch.doubled)} + 2 \\cdot {ch.rank} = {mw.upper}$. Witness of width {mw.upper}: "
+            f"verified ({verified}).", (rid,)))
+    else:
+        steps.append(DerivationStep(
+            f"By [{rid}]: widths below ${mw.lower}$ are ruled out exactly; {mw.reason}; so ${mw.lower} \\le w^* \\le "
+            f"{mw.upper} = k + \\varepsilon + 2d - \\rho$ (witness of width {mw.upper} verified: {verified}).", (rid,)))
+    return mw.lower, mw.upper, steps, witness

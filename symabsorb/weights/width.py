@@ -78,6 +78,13 @@ def width_bounds(block: Block, base: Derivation, budget: float | None = DEFAULT_
         return WidthBounds(rule.upper, None, False, Scope.ALL, tuple(steps))
     not_at_m = base.verdict is Verdict.NOT_ABSORBABLE or (base.verdict is Verdict.IMPOSSIBLE
                                                           and base.scope == Scope.NONDEGENERATE)
+    if rid in library.results and library.get(rid).conclusion.concrete == "degenerate" and block.has_inline_weights:
+        from .degenerate import degenerate_width  # Theorem D: exact w* for any weights of one block
+
+        found = degenerate_width(block, rid)
+        if found is not None:
+            low, high, d_steps, d_witness = found
+            return WidthBounds(high, low, False, Scope.THESE, tuple(steps) + tuple(d_steps), d_witness, rid)
     from .widththm import theorem_w
 
     thm = theorem_w(block, subject, library, not_at_m, base_dir)
