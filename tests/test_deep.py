@@ -399,3 +399,32 @@ def test_json_validates_and_verify_rechecks_every_deep_witness_and_certificate(t
         p = tmp_path / f"bad-{edit}.json"
         p.write_text(json.dumps(bad), encoding="utf-8")
         assert not all(c.ok for c in verify_report(p)), edit
+
+
+def test_the_depth_example_shows_each_case() -> None:
+    from conftest import EXAMPLES
+
+    from symabsorb.answer import build_report
+    from symabsorb.model import load_spec
+
+    path = EXAMPLES / "depth.absorb"
+    report = build_report(load_spec(path), path.read_text(encoding="utf-8"))
+    got = {a.query.split()[-1]: (a.derivation.verdict.value, a.derivation.decided_by, str(a.derivation.scope))
+           for a in report.answers if a.derivation is not None}
+    assert got["relu_equal"][:2] == ("open", "open-deep")
+    assert got["gelu_equal"][:2] == ("open", "open-deep")
+    assert got["widening"][:2] == ("conditional", "thm-FA")
+    assert got["one_wide"][:2] == ("absorbable", "thm-1D-c2")
+    assert got["one_fold"][:2] == ("conditional", "thm-1D-c3")
+    assert got["one_first"][:2] == ("conditional", "thm-1D-c1")
+    assert got["e4"][:2] == ("open", "open-deep")
+    assert got["d1_fold_yes"] == ("absorbable", "thm-1D-c3", "these weights")
+    assert got["d1_fold_no"] == ("not-absorbable", "thm-1D-c3", "these weights")
+    assert got["d1_first_no"] == ("not-absorbable", "thm-1D-c1", "these weights")
+    assert got["fold_yes"] == ("absorbable", "thm-FA", "these weights")
+    assert got["fold_no"][0] == "open"
+    assert got["flips"][:2] == ("absorbable", "depth-witnesses")
+    assert got["narrow_first"][:2] == ("not-absorbable", "thm-D1")
+    if __import__("importlib").util.find_spec("flint") is not None:
+        assert got["near_identity"] == ("open", "thm-FD", "almost every weight near these")
+    assert all(v[0] != "not-absorbable" or v[2] == "these weights" for v in got.values())
