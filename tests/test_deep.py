@@ -331,9 +331,19 @@ def test_the_jacobian_matches_finite_differences() -> None:
     assert np.abs(num - jac).max() < 1e-4 * max(1.0, np.abs(jac).max())
 
 
-def test_gelu_stack_gets_no_certificate_yet(stacks) -> None:  # type: ignore[no-untyped-def]
-    d = _decide(stacks["fa_gelu"])
-    assert d.scope != Scope.NEAR or d.verdict is Verdict.OPEN
+def test_gelu_near_identity_gets_the_certificate_through_lemma_t() -> None:
+    pytest.importorskip("flint", reason="python-flint (rank modulo a prime)")
+    spec = """
+    block g1 { activation: gelu dim: 2 width: 4 W_up: [[1, 0], [0, 1], [1, 1], [1, -1]]
+        W_down: [[1/10, 0, 1/20, 0], [0, 1/10, 0, 1/30]] }
+    block g2 { activation: silu dim: 2 width: 4 W_up: [[1, 2], [2, -1], [1, 3], [3, -1]]
+        W_down: [[1/10, 0, 1/20, 1/50], [0, 1/10, 1/70, 1/30]] }
+    stack s = [g1, g2]
+    """
+    stack = resolve_text(spec).stacks[0]
+    d = _decide(stack)
+    assert (d.verdict, d.scope) == (Verdict.OPEN, Scope.NEAR)
+    assert any("Lemma T" in s.text for s in d.steps)
 
 
 # ---- reports and verify ---------------------------------------------------------------------------------------------

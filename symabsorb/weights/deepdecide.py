@@ -27,6 +27,7 @@ from ..theory.hyp_deep import profile
 from ..theory.library import Library
 from .deep import (
     FDCertificate,
+    Layer,
     _slope_pair_of_free,
     check_fold_witness,
     fd_certificate,
@@ -37,7 +38,7 @@ from .deep import (
     witness_1d,
 )
 
-__all__ = ["FD_WORDING", "fd_step_text", "refine_deep"]
+__all__ = ["FD_WORDING", "fd_step_text", "limit_layers", "refine_deep"]
 
 #: §14.3's wording, exactly.
 FD_WORDING = "almost every weight near these is not absorbable (Theorem FD, certificate: rank {r} > D_free = {f}); " \
@@ -187,18 +188,15 @@ def fd_step_text(cert: FDCertificate) -> str:
 
 
 def _fd(target: Stack, derivation: Derivation, library: Library) -> Derivation:
-    from ..theory.checks import Subject
-    from ..theory.hypotheses import check
-
     try:
         fd = library.provider("depth-certificate")
     except KeyError:
         return derivation
-    subject = Subject(stack=target)
-    if check("each_bias_free_relu", subject, {}).status is not HypStatus.PROVED:
+    found = limit_layers(target)
+    if found is None:
         return derivation
-    layers = layers_of(target)
-    if layers is None or len(layers[0].m) < 2:
+    layers, transfer = found
+    if len(layers[0].m) < 2:
         return derivation
     cert = fd_certificate(layers)
     if cert.reason:
@@ -209,10 +207,43 @@ def _fd(target: Stack, derivation: Derivation, library: Library) -> Derivation:
                               "fails, which proves nothing.", (fd,), kind="remark")
         return replace(derivation, steps=(*derivation.steps, step))
     wording = FD_WORDING.format(r=cert.rank, f=cert.d_free)
-    steps = [DerivationStep(fd_step_text(cert), (fd, *library.get(fd).uses), kind="argument"),
+    text = fd_step_text(cert)
+    if transfer:
+        text += (" By Lemma T the certificate is computed on the bias-free ReLU stack with the same matrices "
+                 f"({transfer}); an absorption of the σ-stack, with or without biases, would absorb that ReLU stack, "
+                 "so the null set transfers (Fubini over the bias coordinates).")
+    steps = [DerivationStep(text, (fd, *library.get(fd).uses), kind="argument"),
              DerivationStep(f"Therefore [{fd}]: {wording}. The verdict for these weights stays open: absorbable "
                             "stacks inside $\\Omega$ exist.", (fd,), kind="conclusion")]
     return replace(derivation, verdict=Verdict.OPEN, scope=Scope.NEAR, decided_by=fd,
                    source=library.get(fd).source, steps=(*derivation.steps, *steps),
                    notes=(*derivation.notes, wording), depth_certificate=cert,
                    cited=tuple(dict.fromkeys([*derivation.cited, *library.closure([fd])])))
+
+
+def limit_layers(target: Stack) -> tuple[list[Layer], str] | None:
+    """The exact layers Theorem FD's certificate is computed on: the stack itself when every block is bias-free
+    ReLU; through Lemma T, for ungated blocks whose σ has the tropical limit ``α₊·ReLU`` (GELU, SiLU, softplus, …,
+    biases or not), the bias-free ReLU stack with the same matrices and ``W_k`` scaled by ``α₊`` (the text says
+    so); None otherwise."""
+    from ..theory.checks import Subject
+    from ..theory.hyp_depth import _tropical_relu
+    from ..theory.hypotheses import check
+
+    layers = layers_of(target)
+    if layers is None:
+        return None
+    if check("each_bias_free_relu", Subject(stack=target), {}).status is HypStatus.PROVED:
+        return layers, ""
+    blocks, _ = profile(target)
+    out, shown = [], []
+    for block, layer in zip(blocks, layers, strict=True):
+        if block.gated or block.skip.kind == "hyper" or block.norm != "none":
+            return None
+        alpha, _why = _tropical_relu(block)
+        if alpha is None:
+            return None
+        a = Fraction(int(alpha.p), int(alpha.q))
+        out.append(Layer(layer.m, [[a * x for x in row] for row in layer.w], layer.u))
+        shown.append(f"{block.name}: α₊ = {alpha}")
+    return out, "; ".join(dict.fromkeys(shown))

@@ -88,21 +88,19 @@ def check_stack_query(data: dict[str, Any], q: dict[str, Any], report: Any) -> s
 
 
 def _check_fd(d: dict[str, Any], stack: Any) -> str:
-    from ..theory.checks import Subject
-    from ..theory.derivation import HypStatus
     from ..theory.hyp_deep import d_free
-    from ..theory.hypotheses import check
-    from .deep import _rank_mod_p, _rref_rank, jacobian_rows, layers_of
+    from .deep import _rank_mod_p, _rref_rank, jacobian_rows
+    from .deepdecide import limit_layers
 
     cert = d["depth_certificate"]
     if d.get("verdict") != "open" or d.get("scope") != "almost every weight near these":
         raise CertificateError("a Theorem FD certificate backs only the verdict open with the scope 'almost every "
                                "weight near these' (it never decides the weights)")
-    if check("each_bias_free_relu", Subject(stack=stack), {}).status is not HypStatus.PROVED:
-        raise CertificateError("Theorem FD's certificate is for bias-free ReLU stacks; this stack is not one")
-    layers = layers_of(stack)
-    if layers is None:
-        raise CertificateError("the stack has no inline rational weights to recompute the certificate from")
+    found = limit_layers(stack)
+    if found is None:
+        raise CertificateError("Theorem FD's certificate is for bias-free ReLU stacks (or σ with the tropical limit "
+                               "α₊·ReLU, through Lemma T) with inline rational weights; this stack is not one")
+    layers = found[0]
     dim = len(layers[0].m)
     points = cert.get("points") if isinstance(cert, dict) else None
     if not isinstance(points, list) or not points or len(points) > MAX_POINTS:
