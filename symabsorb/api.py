@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -206,6 +207,16 @@ class Result(_Renderable):
         return None if d is None else d.condition_plain
 
     @property
+    def condition_sympy(self) -> Any:
+        """The condition as SymPy, when it is the index-set condition ``W_down[:,S] W_up[S,:] = T``:
+        ``Eq(W_down_S * W_up_S, T)`` with ``W_down_S`` a ``d x k`` and ``W_up_S`` a ``k x d``
+        ``MatrixSymbol`` (``k = |S|``) and ``T`` a ``Matrix`` or a multiple of ``Identity(d)`` (or of
+        ``Identity(d) - OneMatrix(d, d)/d``, the centred skip). None for any other condition (read
+        :attr:`condition` then): the text is never evaluated, only these forms are recognised."""
+        d = self.answer.derivation
+        return None if d is None or not d.condition_plain else _condition_sympy(d.condition_plain)
+
+    @property
     def witness(self) -> Witness | None:
         """Residual-free weights (flip the units ``witness.index_set``, numbered from 0), when found."""
         d = self.answer.derivation
@@ -255,6 +266,37 @@ class Result(_Renderable):
             by = f", decided_by={self.decided_by!r}" if self.decided_by else ""
             return f"<Result {self.query!r}: {self.verdict}{by}>"
         return f"<Result {self.query!r}: facts>"
+
+
+_INDEX_SET = re.compile(r"W_down\[:,S\] W_up\[S,:\] = (.+)")
+_RATIONAL = r"-?\d+(?:/\d+)?"
+
+
+def _condition_sympy(plain: str) -> Any:
+    """``W_down[:,S] W_up[S,:] = T`` as a SymPy ``Eq`` (see :attr:`Result.condition_sympy`), else None."""
+    import sympy as sp
+
+    m = _INDEX_SET.fullmatch(plain.strip())
+    if m is None:
+        return None
+    rhs = m.group(1).strip()
+    d = sp.Symbol("d", integer=True, positive=True)
+    target: Any = None
+    scaled = re.fullmatch(rf"(-)?(?:({_RATIONAL})\*)?(I_d|\(I_d - 11ᵀ/d\))", rhs)
+    if scaled is not None:
+        factor = sp.Rational(scaled.group(2) or 1) * (-1 if scaled.group(1) else 1)
+        base = sp.Identity(d) if scaled.group(3) == "I_d" else sp.Identity(d) - sp.OneMatrix(d, d) / d
+        target = base if factor == 1 else factor * base
+    elif re.fullmatch(rf"\[\[{_RATIONAL}(?:, {_RATIONAL})*\](?:, \[{_RATIONAL}(?:, {_RATIONAL})*\])*\]", rhs):
+        rows = [[sp.Rational(x) for x in re.findall(_RATIONAL, row)] for row in re.findall(r"\[([^\[\]]*)\]", rhs)]
+        if len({len(r) for r in rows}) == 1 and len(rows) == len(rows[0]):
+            target = sp.ImmutableMatrix(rows)
+            d = target.rows
+    if target is None:
+        return None
+    k = sp.Symbol("k", integer=True, nonnegative=True)  # |S|
+    w_down_s, w_up_s = sp.MatrixSymbol("W_down[:,S]", d, k), sp.MatrixSymbol("W_up[S,:]", k, d)
+    return sp.Eq(w_down_s * w_up_s, target, evaluate=False)
 
 
 def _tex_text(text: str) -> str:

@@ -125,3 +125,20 @@ def test_classify_takes_a_sympy_expression() -> None:
 def test_classify_refuses_sympy_it_cannot_read(expr: Any, message: str) -> None:
     with pytest.raises(ArgumentError, match=message):
         symabsorb.classify(expr)
+
+
+def test_condition_as_sympy() -> None:
+    relu = symabsorb.classify("relu")
+    eq = relu.condition_sympy
+    assert isinstance(eq, sp.Eq) and relu.condition == "W_down[:,S] W_up[S,:] = -I_d"
+    d = sp.Symbol("d", integer=True, positive=True)
+    assert eq.rhs == -sp.Identity(d)
+    assert eq.lhs.args[0].shape == (d, sp.Symbol("k", integer=True, nonnegative=True))  # W_down[:,S]: d x |S|
+    assert symabsorb.classify("2*relu(z)").condition_sympy.rhs == -sp.Identity(d) / 2
+    assert symabsorb.classify("z + z^2").condition_sympy is None  # another form: the string only
+    from symabsorb.api import _condition_sympy
+
+    matrix = _condition_sympy("W_down[:,S] W_up[S,:] = [[1, -1/2], [0, 3]]")
+    assert matrix.rhs == sp.Matrix([[1, sp.Rational(-1, 2)], [0, 3]]) and matrix.lhs.shape[0] == 2
+    assert _condition_sympy("W_down[:,S] W_up[S,:] = [[1, 2]] ⊗ I_d") is None
+    assert _condition_sympy("W_down[:,S] W_up[S,:] = __import__('os')") is None
