@@ -356,3 +356,45 @@ def test_width_of_softplus_constant_block() -> None:
     block = _block("softplus", [[0]], [[1]], Skip("scaled", sp.Integer(1)))
     w = width_derivation(block, _decided(block), "width")
     assert w.condition_plain == "w* = 3"
+
+
+# ---- verify re-checks Theorem D's witnesses and certificates ------------------------------------------------
+
+SPEC = """block p { activation: softplus dim: 2 width: 3 skip: identity
+  W_up: [[1, 0], [0, 1], [0, 0]]  W_down: [[-1, 0, 1], [0, -1, 1]] }
+block z { activation: relu dim: 2 width: 2 skip: identity
+  W_up: [[3, 3], [-3, -3]]  W_down: [[1, 2], [3, 4]] }
+absorb p
+absorb z
+"""
+
+
+def test_verify_rechecks_theorem_d_and_rejects_tampering(tmp_path: Any) -> None:
+    import json
+
+    from symabsorb.cli import main
+
+    spec = tmp_path / "d.absorb"
+    spec.write_text(SPEC)
+    report = tmp_path / "r.json"
+    assert main(["prove", str(spec), "-o", str(report), "--no-cache"]) == 0
+    assert main(["verify", str(report), "--no-cache"]) == 0
+    data = json.loads(report.read_text())
+    assert [q["derivation"]["decided_by"] for q in data["queries"]] == ["thm-D", "thm-D"]
+    # a tampered witness entry fails
+    bad = json.loads(report.read_text())
+    bad["queries"][0]["derivation"]["witness"]["W_down"][0][2] = "2"
+    report.write_text(json.dumps(bad))
+    assert main(["verify", str(report), "--no-cache"]) == 1
+    # a not-absorbable claim on a block Theorem D would absorb fails
+    bad = json.loads(json.dumps(data))
+    bad["queries"][0]["derivation"]["verdict"] = "not-absorbable"
+    report.write_text(json.dumps(bad))
+    assert main(["verify", str(report), "--no-cache"]) == 1
+    # an absorbable claim with a made-up witness on the not-absorbable block fails
+    bad = json.loads(json.dumps(data))
+    bad["queries"][1]["derivation"]["verdict"] = "absorbable"
+    bad["queries"][1]["derivation"]["witness"] = {"index_set": [], "W_up": [["1", "1"], ["-1", "-1"]],
+                                                  "W_down": [["1", "2"], ["3", "4"]], "W_gate": None}
+    report.write_text(json.dumps(bad))
+    assert main(["verify", str(report), "--no-cache"]) == 1

@@ -1,0 +1,90 @@
+"""`symabsorb verify` for Theorem D (MATH.md §15) on inline weights: the report is untrusted, so the question
+is re-derived from the spec (the prover must decide the block by the result whose ``concrete`` is
+``degenerate``), an ``absorbable`` witness is proved equal to ``Mx + B(x)`` in exact rationals (equal normal
+forms: linear part, atom coefficients, constant), and a ``not-absorbable`` certificate is re-derived by running
+the exact search again (every independent ``J`` must fail)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from .certify import CertificateError
+
+__all__ = ["check_inline_degenerate", "claims_theorem_d"]
+
+#: The longest entry of a witness matrix accepted from a report (characters).
+MAX_ENTRY = 4000
+
+
+def claims_theorem_d(d: dict[str, Any]) -> bool:
+    """Whether the report says Theorem D's procedure decided the query (re-derived before it is believed)."""
+    from ..theory.library import default_library
+
+    rid = d.get("decided_by")
+    if not isinstance(rid, str):
+        return False
+    result = default_library().results.get(rid)
+    return result is not None and result.conclusion.concrete == "degenerate"
+
+
+def _matrix(rows: Any, shape: tuple[int, int], what: str) -> list[list[Fraction]]:
+    if not (isinstance(rows, list) and len(rows) == shape[0] and all(
+            isinstance(r, list) and len(r) == shape[1] and all(isinstance(x, str) and len(x) <= MAX_ENTRY for x in r)
+            for r in rows)):
+        raise CertificateError(f"the witness's {what} is not a {shape[0]} x {shape[1]} matrix of exact numbers")
+    try:
+        return [[Fraction(x) for x in r] for r in rows]
+    except (ValueError, ZeroDivisionError):
+        raise CertificateError(f"an entry of the witness's {what} is not an exact rational") from None
+
+
+def check_inline_degenerate(d: dict[str, Any], block: Any, verdict: str) -> str | None:
+    """Re-check an inline block's Theorem D verdict; a failure raises :class:`CertificateError`."""
+    from ..theory.library import default_library
+    from ..theory.prover import derive
+    from .degenerate import _frac_rows, atoms_of, decide_width, same_function, sigma_at_zero_sign, sigma_kind
+
+    if verdict not in ("absorbable", "not-absorbable"):
+        return None
+    proof = derive(block, library=default_library())
+    result = default_library().results.get(proof.derivation.decided_by or "")
+    if result is None or result.conclusion.concrete != "degenerate" or proof.attempt is None:
+        raise CertificateError(f"the block's question is not decided by Theorem D's procedure (decided by "
+                               f"{proof.derivation.decided_by or 'no result'})")
+    c: Any = proof.attempt.bindings().get("c")
+    kind, why = sigma_kind(block)
+    from ..theory.skips import skip_matrix
+
+    w_up, w_down, skip = _frac_rows(block.w_up), _frac_rows(block.w_down), _frac_rows(skip_matrix(block))
+    if kind is None or c is None or not getattr(c, "is_Rational", False) or w_up is None or w_down is None \
+            or skip is None:
+        raise CertificateError(f"Theorem D's procedure does not apply to the spec's block ({why or 'not rational'})")
+    sign0, _ = sigma_at_zero_sign(block)
+    a = atoms_of(w_up, w_down, skip, Fraction(int(c.p), int(c.q)), kind, sign0)
+    if a.eps is None:
+        raise CertificateError("the sign of σ(0) is undecided: Theorem D decides nothing here")
+    m, dim = len(w_up), len(skip)
+    if verdict == "absorbable":
+        witness = d.get("witness")
+        if not isinstance(witness, dict):
+            raise CertificateError("an absorbable Theorem D verdict without its witness")
+        up = witness.get("W_up")
+        width = len(up) if isinstance(up, list) else -1
+        if width != m:
+            raise CertificateError(f"the witness has {width} units, not the block's {m}")
+        rows = _matrix(up, (m, dim), "W_up")
+        cols = _matrix(witness.get("W_down"), (dim, m), "W_down")
+        if witness.get("W_gate") is not None or any(witness.get(k) is not None for k in ("b_up", "b_down", "b_gate")):
+            raise CertificateError("a Theorem D witness has no gate and no biases")
+        if not same_function(w_up, w_down, skip, rows, cols, a.c, kind, sign0 == 0):
+            raise CertificateError("the witness is not equal to Mx + B(x): its normal form (linear part, atom "
+                                   "coefficients, constant) differs (exact)")
+        return (f"Theorem D witness of width {m}: equal to Mx + B(x) for every x (normal forms compared in exact "
+                "rationals)")
+    res = decide_width(a, m)
+    if res.found is not False:
+        raise CertificateError("re-running Theorem D's exact search does not prove 'not absorbable' "
+                               + ("(a residual-free block exists)" if res.found else f"({res.reason})"))
+    return (f"Theorem D certificate re-derived: k + ε = {a.k + a.eps}, every independent J fails at width {m} "
+            f"({len(res.certificate)} cases, exact ranks)")
