@@ -438,3 +438,17 @@ def test_the_depth_example_shows_each_case() -> None:
     if __import__("importlib").util.find_spec("flint") is not None:
         assert got["near_identity"] == ("open", "thm-FD", "almost every weight near these")
     assert all(v[0] != "not-absorbable" or v[2] == "these weights" for v in got.values())
+
+
+def test_gelu_d1_not_absorbable_side_transfers_through_lemma_t_and_the_absorbable_side_does_not() -> None:
+    spec = """
+    block g2 { activation: gelu dim: 1 width: 2 W_up: [[1], [-1]] W_down: [[1, -3]] }
+    block g1 { activation: gelu dim: 1 width: 1 W_up: [[1]] W_down: [[1]] }
+    block ga { activation: gelu dim: 1 width: 2 W_up: [[1], [-1]] W_down: [[2, 3]] }
+    stack no = [g2, g1]
+    stack yes = [ga, g1]
+    """
+    got = {s.name: _decide(s) for s in resolve_text(spec).stacks}
+    assert (got["no"].verdict, got["no"].decided_by) == (Verdict.NOT_ABSORBABLE, "thm-1D-c3")
+    assert "lemma-T" in got["no"].cited
+    assert got["yes"].verdict is Verdict.OPEN  # alpha*beta < 0: the ReLU stack is absorbable, the GELU one open

@@ -63,7 +63,8 @@ CONCRETE = ("index-set", "rank", "rescale", "enumerate", "rescale-signed", "span
 NONDEGENERACY = ("N1", "gated-N1", "N2")
 #: Roles a support result may fill for a procedure of the code, which cites whichever result provides it.
 PROVIDES = ("width-free", "width-rank", "width-pairs", "width-lines", "width-exact", "width-dilates", "composition",
-            "doubly-stochastic-product", "depth-certificate")
+            "doubly-stochastic-product", "depth-certificate",
+            "tropical-limit")
 #: Facts whose evidence a remark may attach (ungated blocks): ``symmetry`` is Sym(σ).
 REMARK_EVIDENCE = ("symmetry",)
 #: Width procedures a decider may name in ``[width]``.

@@ -38,7 +38,7 @@ from .deep import (
     witness_1d,
 )
 
-__all__ = ["FD_WORDING", "fd_step_text", "limit_layers", "refine_deep"]
+__all__ = ["FD_WORDING", "fd_step_text", "layers_value", "limit_layers", "refine_deep"]
 
 #: §14.3's wording, exactly.
 FD_WORDING = "almost every weight near these is not absorbable (Theorem FD, certificate: rank {r} > D_free = {f}); " \
@@ -75,8 +75,59 @@ def refine_deep(target: Stack, derivation: Derivation, library: Library) -> Deri
     if proc == "fold":
         derivation = _decide_fold(target, derivation)
     if derivation.verdict is Verdict.OPEN:
+        derivation = _transfer_1d(target, derivation, library)
+    if derivation.verdict is Verdict.OPEN:
         derivation = _fd(target, derivation, library)
     return derivation
+
+
+def _transfer_1d(target: Stack, derivation: Derivation, library: Library) -> Derivation:
+    """``d = 1``, σ with the tropical limit ``α₊·ReLU`` (not ReLU itself): Theorem 1D's not-absorbable side through
+    Lemma T — the bias-free ReLU stack with the same matrices (``W_k`` scaled by ``α₊``) failing its case's condition
+    proves the σ-stack not absorbable. The absorbable side never transfers (the verdict then stays open)."""
+    found = limit_layers(target)
+    if found is None or not found[1] or len(found[0][0].m) != 1:
+        return derivation
+    layers, transfer = found
+    if any(layer.m[0][0] == 0 for layer in layers):
+        return derivation
+    widths = [layer.width for layer in layers]
+    case = "first-one" if widths[0] == 1 else ("wide-then-one" if 1 in widths[1:] else "all-wide")
+    if case == "all-wide":
+        return derivation
+    rid = next((r.id for r in sorted(library.results.values(), key=lambda r: r.id)
+                if r.conclusion.concrete == "slopes-1d"
+                and any(h.name == "width_profile_1d" and h.param("case") == case for h in r.hypotheses)), None)
+    try:
+        lt = library.provider("tropical-limit")
+    except KeyError:
+        return derivation
+    if rid is None:
+        return derivation
+    one = Fraction(1)
+    alpha, beta = layers_value(layers, one), -layers_value(layers, -one)
+    prod = alpha * beta
+    fails = prod != 0 if case == "first-one" else prod > 0
+    if not fails:
+        return derivation
+    cond = "\\alpha\\beta = 0" if case == "first-one" else "\\alpha\\beta \\le 0"
+    steps = [DerivationStep(f"By [{lt}], an absorption of this stack (any biases) would give one of the bias-free ReLU "
+                            f"stack with the same matrices ({transfer}). That $d = 1$ stack has, exactly, "
+                            f"$\\alpha = {alpha}$ and $\\beta = {beta}$: the condition ${cond}$ of [{rid}] fails, and it "
+                            "is necessary.", (lt, rid), kind="argument"),
+             DerivationStep(f"Therefore, by [{lt}] and [{rid}]: these weights are not absorbable (only this side of "
+                            "Theorem 1D transfers to σ).", (lt, rid), kind="conclusion")]
+    return replace(derivation, verdict=Verdict.NOT_ABSORBABLE, scope=Scope.THESE, decided_by=rid,
+                   source=library.get(rid).source, steps=(*derivation.steps, *steps),
+                   cited=tuple(dict.fromkeys([*derivation.cited, *library.closure([rid, lt])])))
+
+
+def layers_value(layers: list[Layer], t: Fraction) -> Fraction:
+    """``F(t)`` of a ``d = 1`` stack of exact layers."""
+    y = [t]
+    for layer in layers:
+        y = layer(y)
+    return y[0]
 
 
 # ---- Theorem 1D ---------------------------------------------------------------------------------------------------
