@@ -362,23 +362,35 @@ def _post_norm(block: Block, query: str, library: Library, budget: float | None,
         what = ("the skip $PM$ (here $M = " + skip_latex(reduced.skip) + "$), output weights "
                 "$P\\,W_{\\mathrm{down}}$ and output bias $P\\,c$, where $P = I_d - \\tfrac1d\\mathbf{1}\\mathbf{1}^\\top$"
                 if block.norm == "post-ln" else "the same block without the normalisation")
+        later = [replace(s, text="Reduced block: " + s.text) if s.kind == "setting" else s for s in sub.steps]
+        if block.norm == "post-ln":  # the reduced block's output weights are P W_down: every later step says so,
+            # so that no step quoted alone reads as a criterion on W_down itself (issue 28 row 3)
+            what += " (below, $a_i$ is column $i$ of $P\\,W_{\\mathrm{down}}$)"
+            later = [replace(s, text=_with_centring(s.text)) for s in later]
         steps = [setting, *(_hyp_step(c, r.id) for c in checks),
                  DerivationStep(f"By [{r.id}], the question is the ordinary one for the block with {what}; it is "
                                 "decided below in the setting of that block.", (r.id,), kind="argument"),
-                 *(replace(s, text="Reduced block: " + s.text) if s.kind == "setting" else s for s in sub.steps)]
+                 *later]
+        centred = _with_centring if block.norm == "post-ln" else (lambda text: text)
         assumptions = [question, *(c.assumption for c in checks if c.assumption),
-                       *(a for a in sub.assumptions if a != BIAS_FREE and not a.startswith("the block has"))]
+                       *(centred(a) for a in sub.assumptions if a != BIAS_FREE and not a.startswith("the block has"))]
         condition, plain = sub.condition, sub.condition_plain
         if block.norm == "post-ln" and condition and plain:
             condition = condition.replace("W_{\\mathrm{down}}[:,S]", "P\\,W_{\\mathrm{down}}[:,S]")
             plain = plain.replace("W_down[:,S]", "P W_down[:,S]")
         return replace(proof, derivation=replace(
             sub, query=query, steps=tuple(steps), assumptions=tuple(dict.fromkeys(assumptions)),
-            condition=condition, condition_plain=plain,
+            condition=condition, condition_plain=plain, notes=tuple(centred(n) for n in sub.notes),
+            degenerate=centred(sub.degenerate) if sub.degenerate else sub.degenerate,
             candidates=(CandidateOutcome(r.id, NodeState.APPLIED, "every hypothesis holds"), *sub.candidates),
             cited=tuple(library.closure([r.id, *sub.cited]))))
     note = "" if reductions else f"No result of the library reduces a `{block.norm}` block."
     return Proof(_open(query, block.name, "block", act, outcomes, setting, note, question))
+
+
+def _with_centring(text: str) -> str:
+    """A step of the block reduced by Lemma PN with its output weights written ``P W_down``."""
+    return text.replace("W_{\\mathrm{down}}", "P\\,W_{\\mathrm{down}}").replace("W_down", "P W_down")
 
 
 def _derive(query: str, target: Block | Stack, kind: str, act: AnyActivation | None, chosen: Attempt,
