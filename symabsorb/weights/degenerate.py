@@ -34,8 +34,9 @@ __all__ = ["WORK_CAP", "Atom", "Atoms", "Choice", "DegenerateSearch", "atoms_of"
 Vec = tuple[Fraction, ...]
 Mat = list[list[Fraction]]
 
-#: The most exact ranks one decision may compute (a count, not a time: answers do not depend on the machine).
-WORK_CAP = 200_000
+#: The most work one decision may do, in units of d²(d + k) per exact rank (a count, not a time: answers do not
+#: depend on the machine; the command's CPU budget applies on top).
+WORK_CAP = 20_000_000
 
 
 def _fmpq_mat(rows: Sequence[Sequence[Fraction]], ncols: int) -> Any:
@@ -238,14 +239,6 @@ class DegenerateSearch:
     work: int = 0
 
 
-def _independent_subsets(a: Atoms, size: int) -> list[tuple[int, ...]]:
-    out = []
-    for js in itertools.combinations(range(a.k), size):
-        if exact_rank([a.essential[i].v for i in js], a.d) == size:
-            out.append(js)
-    return out
-
-
 def _zero_one(a: Atoms, doubled: tuple[int, ...], free: list[int]) -> tuple[bool | None, tuple[int, ...], str]:
     """``D^J_s Π_J = 0`` for some signs: with ``s = 1 − 2t`` the index-set system
     ``Σ_{α∈S} (c C_α)(Π_J v_α)ᵀ = (Σ_{α∉J} G_α Π_J − T Π_J)/2`` (``S`` = the atoms with ``s = −1``), decided by
@@ -291,23 +284,40 @@ def decide_width(a: Atoms, width: int, cap: int = WORK_CAP) -> DegenerateSearch:
         signs = tuple(0 if i in basis else 1 for i in range(a.k))
         rank = _rank_projected(a, _d_matrix(a, basis, signs), basis)
         return DegenerateSearch(True, width, Choice(tuple(basis), signs, rank))
+    unit = d * d * (d + a.k) + 1  # the work of one exact rank (a count, not a time)
     work = 0
     cert: list[dict[str, Any]] = []
     undecided = ""
-    for size in range(0, min(width - base, d) + 1):
-        for js in _independent_subsets(a, size):
-            work += 1
-            r_max = (width - base - size) // 2
-            if r_max >= d - size:  # rank(D Π_J) ≤ rank Π_J = d − |J|: any signs
-                signs = tuple(0 if i in js else 1 for i in range(a.k))
-                rank = _rank_projected(a, _d_matrix(a, js, signs), js)
-                return DegenerateSearch(True, width, Choice(js, signs, rank), work=work)
+
+    def over(what: str) -> DegenerateSearch:
+        return DegenerateSearch(None, width, reason=f"{what} exceeds the work cap ({cap} units of exact "
+                                "arithmetic)", work=work)
+
+    for size in range(0, min(width - base, d, rho) + 1):
+        r_max = (width - base - size) // 2
+        if r_max >= d - size:  # rank(D Π_J) ≤ rank Π_J = d − |J|: any independent J of this size, any signs
+            js_free: list[int] = []
+            for alpha in range(a.k):
+                if len(js_free) == size:
+                    break
+                if exact_rank([a.essential[i].v for i in [*js_free, alpha]], d) > len(js_free):
+                    js_free.append(alpha)
+            signs = tuple(0 if i in js_free else 1 for i in range(a.k))
+            rank = _rank_projected(a, _d_matrix(a, js_free, signs), js_free)
+            return DegenerateSearch(True, width, Choice(tuple(js_free), signs, rank), work=work)
+        for js in itertools.combinations(range(a.k), size):
+            work += unit
+            if work > cap:
+                return over(f"enumerating the sets J of size {size} (at J = {list(js)})")
+            if size and exact_rank([a.essential[i].v for i in js], d) < size:
+                continue  # dependent rows: the same Π_J as a smaller J, already tried
             pi_zero = set()
             if js:
                 vj = [list(a.essential[i].v) for i in js]
                 for al in range(a.k):
                     if al not in js and exact_rank([*vj, list(a.essential[al].v)], d) == len(js):
                         pi_zero.add(al)  # Π_J v_α = 0: the sign of α does not matter
+                work += unit * a.k
             free = [al for al in range(a.k) if al not in js and al not in pi_zero]
             if r_max == 0:
                 found, flipped, how = _zero_one(a, js, free)
@@ -321,12 +331,11 @@ def decide_width(a: Atoms, width: int, cap: int = WORK_CAP) -> DegenerateSearch:
                     continue
                 cert.append({"J": list(js), "r_max": 0, "method": "0/1 system", "proof": how})
                 continue
-            if work + 2 ** len(free) > cap:
-                return DegenerateSearch(None, width, reason=f"the sign enumeration for J = {list(js)} (2^{len(free)} "
-                                        f"exact ranks) exceeds the work cap ({cap} ranks)", work=work)
+            if work + unit * 2 ** len(free) > cap:
+                return over(f"the sign enumeration for J = {list(js)} (2^{len(free)} exact ranks)")
             best = d + 1
             for combo in itertools.product((1, -1), repeat=len(free)):
-                work += 1
+                work += unit
                 signs_l = [0] * a.k
                 for al in range(a.k):
                     if al not in js:
