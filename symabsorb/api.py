@@ -195,6 +195,14 @@ class Result(_Renderable):
         return None if d is None else d.verdict.value
 
     @property
+    def scope(self) -> str | None:
+        """For which weights the verdict holds: ``all weights``, ``nondegenerate weights``, ``generic weights``,
+        ``these weights``, or ``almost every weight near these`` (Theorem FD's certificate of a deep stack: the
+        verdict then stays ``open``, never ``not-absorbable``). None for facts."""
+        d = self.answer.derivation
+        return None if d is None else str(d.scope)
+
+    @property
     def decided_by(self) -> str | None:
         """The label of the deciding result (``Thm. 8``, ``L-growth``), or None."""
         d = self.answer.derivation
