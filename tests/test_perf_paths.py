@@ -28,3 +28,17 @@ def test_a_tampered_limb_is_still_refused() -> None:
     short = {**packed, "data": base64.b64encode(zlib.compress(b"\0" * 60, 1)).decode("ascii")}
     with pytest.raises(certify.CertificateError):
         certify._unpack(short)
+
+
+@pytest.mark.parametrize(("gamma", "decided"), [("[1e-90, -2, 3]", True), ("[1e-90, -2, 0]", False),
+                                                ("[0, 1/3, -1e90]", False), ("[-1/7, 1/3, -1e90]", True)])
+def test_scales_are_decided_by_their_exact_sign(gamma: str, decided: bool) -> None:
+    # the numerator's sign of a Rational scale: a zero anywhere (first or last) is refuted, a tiny or
+    # negative one is nonzero
+    from symabsorb.model import resolve_text
+    from symabsorb.theory.derivation import Verdict
+    from symabsorb.theory.prover import prove
+
+    spec = resolve_text(f"block b {{ activation: tanh dim: 3 norm: post-ln eps: 1/100 ln_gamma: {gamma} }}")
+    verdict = prove(spec.blocks[0]).verdict
+    assert verdict is (Verdict.IMPOSSIBLE if decided else Verdict.OPEN)
