@@ -452,3 +452,33 @@ def test_gelu_d1_not_absorbable_side_transfers_through_lemma_t_and_the_absorbabl
     assert (got["no"].verdict, got["no"].decided_by) == (Verdict.NOT_ABSORBABLE, "thm-1D-c3")
     assert "lemma-T" in got["no"].cited
     assert got["yes"].verdict is Verdict.OPEN  # alpha*beta < 0: the ReLU stack is absorbable, the GELU one open
+
+
+def test_fold_in_dimension_three_and_a_rank_deficient_first_layer() -> None:
+    np = pytest.importorskip("numpy")
+    spec = """
+    block p3 { activation: relu dim: 3 width: 6
+        W_up: [[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]]
+        W_down: [[100, 100, 100, 100, 100, 100], [100, 100, 100, 100, 100, 100], [100, 100, 100, 100, 100, 100]] }
+    block q3 { activation: relu dim: 3 width: 9
+        W_up: [[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 0], [1, 0, 1], [0, 1, 1], [1, 1, 1], [2, -1, 0], [-1, 2, 0]]
+        W_down: [[1, 0, 0, 1, 0, 0, 1, 0, 1], [0, 1, 0, 0, 1, 0, 0, 1, 0], [0, 0, 1, 0, 0, 1, 0, 1, 1]] }
+    block flat { activation: relu dim: 2 width: 4 W_up: [[1, 0], [2, 0], [-1, 0], [3, 0]]
+        W_down: [[3, 3, 3, 3], [1, 1, 1, 1]] }
+    block q { activation: relu dim: 2 width: 6 W_up: [[1, 0], [0, 1], [1, 1], [1, 2], [2, 1], [1, -1]]
+        W_down: [[1, 0, 1, 0, 1, 0], [0, 1, 0, 1, 0, 1]] }
+    stack s3 = [p3, q3]
+    stack srank = [flat, q]
+    """
+    st = {s.name: s for s in resolve_text(spec).stacks}
+    d = _decide(st["s3"])
+    assert (d.verdict, d.decided_by) == (Verdict.ABSORBABLE, "thm-FA")
+    layers = layers_of(st["s3"])
+    rng = np.random.default_rng(1)
+    for x in rng.normal(size=(100, 3)):
+        y = x
+        for lay in d.witness.layers:  # type: ignore[union-attr]
+            y = np.array(lay.w_down.tolist(), dtype=float) @ np.maximum(np.array(lay.w_up.tolist(), dtype=float) @ y, 0)
+        assert np.allclose(y, _float_stack(layers, x), rtol=1e-9, atol=1e-6)
+    assert fold_test(layers_of(st["srank"])).state == "open"  # rank U_1 = 1 < d: no witness, the ray test not exact
+    assert _decide(st["srank"]).verdict is Verdict.OPEN
