@@ -260,7 +260,10 @@ def _chosen_format(name: str) -> str:
 
 
 def _warn_missing(fmt: str) -> None:
-    """One warning line per optional package the format would use and that is missing."""
+    """One warning line per optional package the format would use and that is missing. Only HTML uses
+    optional packages (``report.render.missing_extras``): any other format imports nothing here."""
+    if fmt != "html":
+        return
     from .report.render import missing_extras
 
     for line in missing_extras(fmt):
