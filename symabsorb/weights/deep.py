@@ -38,7 +38,7 @@ Mat = list[list[Fraction]]
 #: The fold test gives up (``open``) beyond this many vertex rays (at most ``2·C(m_1, d−1)``).
 MAX_RAYS = 20_000
 #: Theorem FD's certificate gives up beyond this many Jacobian entries (rows × columns).
-MAX_FD_ENTRIES = 3_000_000
+MAX_FD_ENTRIES = 500_000
 
 
 # ---- exact linear algebra over Q ------------------------------------------------------------------------------
@@ -80,6 +80,7 @@ def _rref_rank(rows: Mat) -> tuple[int, list[int]]:
     basis: list[tuple[int, Vec]] = []  # (pivot column, reduced row)
     chosen: list[int] = []
     for idx, row in enumerate(rows):
+        budget_check()
         r = list(row)
         for col, b in basis:
             if r[col] != 0:
