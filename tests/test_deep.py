@@ -482,3 +482,20 @@ def test_fold_in_dimension_three_and_a_rank_deficient_first_layer() -> None:
         assert np.allclose(y, _float_stack(layers, x), rtol=1e-9, atol=1e-6)
     assert fold_test(layers_of(st["srank"])).state == "open"  # rank U_1 = 1 < d: no witness, the ray test not exact
     assert _decide(st["srank"]).verdict is Verdict.OPEN
+
+
+@pytest.mark.parametrize(("eps", "state"), [("1/1000000", "fold"), ("0", "fold"), ("-1/1000000", "no-fold")])
+def test_the_fold_boundary_is_decided_exactly(eps: str, state: str) -> None:
+    """Row (ε, 1) of the second block on the image ray R_1(0, −1) = (3, 0): sign of 3ε. ε > 0: strict fold; ε = 0:
+    weak fold (pointwise); ε < 0, however small: just outside, both signs, open."""
+    spec = f"""
+    block p {{ activation: relu dim: 2 width: 4 W_up: [[1, 0], [0, 1], [-1, 0], [0, -1]] W_down: [[3, 3, 3, 3], [1, 1, 1, 1]] }}
+    block q {{ activation: relu dim: 2 width: 6 W_up: [[1, 0], [{eps}, 1], [1, 1], [1, 2], [2, 1], [1, -1]]
+        W_down: [[1, 0, 1, 0, 1, 0], [0, 1, 0, 1, 0, 1]] }}
+    stack s = [p, q]
+    """
+    stack = resolve_text(spec).stacks[0]
+    fold = fold_test(layers_of(stack))
+    assert fold.state == state and fold.strict is (eps == "1/1000000")
+    d = _decide(stack)
+    assert d.verdict is (Verdict.ABSORBABLE if state == "fold" else Verdict.OPEN)

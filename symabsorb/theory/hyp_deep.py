@@ -250,7 +250,9 @@ def _widening_profile(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
                       f"no later block is d units wider than the first (widths {shown}, d = {d})")
     if None in every or True not in wider:
         return simple(name, HypStatus.UNKNOWN, statement, f"not proved from the size expressions (widths {shown})")
-    return simple(name, HypStatus.PROVED, statement + f" (widths {shown}, $d = {sp.latex(d)}$)")
+    widths_tex = ", ".join(sp.latex(w) for w in widths) + (" \\text{ (repeated)}" if symbolic else "")
+    where = "" if isinstance(d, sp.Symbol) else f", $d = {sp.latex(d)}$"
+    return simple(name, HypStatus.PROVED, statement + f" (widths $({widths_tex})${where})")
 
 
 @hypothesis("equal_widths", "(stacks) every block has the same width (proved from the size expressions)",
