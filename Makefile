@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test install extras lint bench clean tables
+.PHONY: demo test test-fast install extras lint bench clean tables
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,10 +27,16 @@ extras: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/symabsorb prove examples/paper.absorb -o report.md
 
+## Every check. Tests go to the two workers one at a time as they free up (worksteal: no tail where one
+## worker runs a whole heavy file alone); the 15 slowest are listed at the end.
 test: $(STAMP)
 	$(BIN)/ruff check symabsorb tests benchmarks
 	$(BIN)/mypy
-	$(BIN)/pytest -q -n 2 --dist loadfile
+	$(BIN)/pytest -q -n 2 --dist worksteal --durations=15
+
+## The inner loop: every test not marked slow (the slow tier still runs in `make test` and .ci/run).
+test-fast: $(STAMP)
+	$(BIN)/pytest -q -n 2 --dist worksteal -m "not slow" --durations=10
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py

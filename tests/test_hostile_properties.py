@@ -110,7 +110,7 @@ def test_generated_and_mutated_specs_end_cleanly_within_budget(text: str, fmt: s
 
 @pytest.mark.slow
 @shallow_generation
-@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(SPECS, FORMATS)
 def test_many_generated_and_mutated_specs_end_cleanly_within_budget(text: str, fmt: str) -> None:
     check_spec(text, fmt)

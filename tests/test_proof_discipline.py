@@ -190,7 +190,7 @@ def _never_refuted(e: sp.Expr, points: list[sp.Rational]) -> None:
         assert ball is None, f"a proved identity is false at z = {p}: {ball}"
 
 
-@settings(max_examples=100, deadline=None, derandomize=True,
+@settings(max_examples=50, deadline=None, derandomize=True,
           suppress_health_check=list(HealthCheck))
 @given(activations())
 @pytest.mark.slow

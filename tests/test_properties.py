@@ -126,7 +126,7 @@ def test_shipped_lalr_tables_are_the_grammar_s() -> None:
 
 
 @shallow_generation
-@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(text=GRAMMAR_TEXT, cut=st.integers(min_value=0, max_value=200))
 def test_shipped_tables_parse_exactly_like_a_fresh_build(text: str, cut: int) -> None:
     """The shipped tables (state numbers differ between builds) accept, reject and report

