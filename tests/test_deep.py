@@ -397,15 +397,18 @@ def test_json_validates_and_verify_rechecks_every_deep_witness_and_certificate(t
     checked = verify_report(path)
     assert len(checked) == 3 and all(c.ok for c in checked), checked
     # tampering: a witness entry, a certificate point, a claimed verdict
-    for edit in ("witness", "point", "verdict"):
+    for edit in ("witness", "point", "verdict", "fold-verdict"):
         bad = json.loads(json.dumps(data))
         qs = {q["query"]: q for q in bad["queries"]}
         if edit == "witness":
             qs["absorb fa"]["derivation"]["witness"]["layers"][1]["W_down"][0][0] = "23"
         elif edit == "point":
             qs["absorb ni"]["derivation"]["depth_certificate"]["points"] = [["1", "0"], ["0", "1"]]
-        else:
+        elif edit == "verdict":
             qs["absorb ni"]["derivation"]["verdict"] = "not-absorbable"
+        else:
+            qs["absorb fa"]["derivation"]["verdict"] = "not-absorbable"
+            qs["absorb fa"]["derivation"]["witness"] = None
         p = tmp_path / f"bad-{edit}.json"
         p.write_text(json.dumps(bad), encoding="utf-8")
         assert not all(c.ok for c in verify_report(p)), edit

@@ -79,6 +79,8 @@ def check_stack_query(data: dict[str, Any], q: dict[str, Any], report: Any) -> s
         return _check_fd(d, stack)
     if concrete == "slopes-1d":
         return _check_1d(d, stack, library, base)
+    if concrete == "fold" and d.get("verdict") == "not-absorbable":
+        raise CertificateError("Theorem FA's condition is sufficient only: it never proves a stack not absorbable")
     if concrete == "fold" and has_layers:
         return _check_fa(d, stack)
     if has_layers:
