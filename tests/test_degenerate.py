@@ -398,3 +398,29 @@ def test_verify_rechecks_theorem_d_and_rejects_tampering(tmp_path: Any) -> None:
                                                   "W_down": [["1", "2"], ["3", "4"]], "W_gate": None}
     report.write_text(json.dumps(bad))
     assert main(["verify", str(report), "--no-cache"]) == 1
+
+
+# ---- the Lemma-T sandwich (no DI proved) -------------------------------------------------------------------
+
+NO_DI = "max(z, 0) + 1/(1 + z^2)"  # c = 1/2, σ_∞ = ReLU, σ(0) = 1; DI is not proved for it
+
+
+def test_sandwich_not_absorbable_through_sigma_infinity() -> None:
+    d = _decided(_block(NO_DI, [[3, 3], [-3, -3]], [[1, 2], [3, 4]]))
+    assert d.verdict is Verdict.NOT_ABSORBABLE and d.decided_by == "cor-D-sandwich"
+    assert "lemma-T" in d.cited
+
+
+def test_sandwich_absorbable_through_pair_atoms() -> None:
+    # one pair atom {v, −v}; no index set gives −I (rank-one products), Theorem D's pair criterion does at m = 4
+    block = _block(NO_DI, [[1, 1], [-1, -1], [0, 0], [0, 0]], [[1, 2, 0, 0], [3, 5, 0, 0]])
+    d = _decided(block)
+    assert d.verdict is Verdict.ABSORBABLE and d.decided_by == "cor-D-sandwich"
+    _witness_exact(block, d.witness)
+
+
+def test_sandwich_open_when_the_criteria_differ() -> None:
+    # atoms w = 1 and w = 2 on one line: one line atom for σ_∞ (absorbable), two pair atoms for σ (not): open
+    block = _block(NO_DI, [[1], [2]], [[1, 1]], Skip("scaled", sp.Integer(1)))
+    d = _decided(block)
+    assert d.verdict is Verdict.OPEN

@@ -106,10 +106,13 @@ def test_degenerate_weights_fall_outside_thm8() -> None:
     d = prove(block)
     thm8 = next(c for c in d.candidates if c.id == "thm8")
     assert thm8.state.value == "hypothesis failed" and "rows 0 and 1 of W_up are collinear" in thm8.reason
-    assert d.decided_by == "L-odd-linear"
-    decided, result = decide_block(block, d)
-    assert result is not None and result.found is False
-    assert decided.verdict is Verdict.OPEN  # necessity is not proved outside Thms. 8/10
+    # Theorem D (issue 30) decides degenerate weights: line e_1 (units 0, 1: C = (3, 2)) and e_2 need a unit each,
+    # and no J or signs leave the linear part to 3 - 2 units
+    assert d.decided_by == "thm-D"
+    from symabsorb.theory.library import default_library
+    from symabsorb.weights.concrete import decide
+
+    assert decide(block, default_library()).verdict is Verdict.NOT_ABSORBABLE
 
 
 def test_random_weights_are_not_absorbable_with_a_positive_distance() -> None:

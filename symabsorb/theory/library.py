@@ -64,7 +64,7 @@ NONDEGENERACY = ("N1", "gated-N1", "N2")
 #: Roles a support result may fill for a procedure of the code, which cites whichever result provides it.
 PROVIDES = ("width-free", "width-rank", "width-pairs", "width-lines", "width-exact", "width-dilates", "composition",
             "doubly-stochastic-product", "depth-certificate",
-            "tropical-limit")
+            "tropical-limit", "degenerate-sandwich")
 #: Facts whose evidence a remark may attach (ungated blocks): ``symmetry`` is Sym(σ).
 REMARK_EVIDENCE = ("symmetry",)
 #: Width procedures a decider may name in ``[width]``.

@@ -368,8 +368,14 @@ def _degenerate_decision(block: Block, d: Derivation, chosen: Attempt, library: 
 
 
 def _index_set_inline(block: Block, d: Derivation, chosen: Attempt, library: Library) -> Derivation:
-    """``index-set`` on inline weights: :func:`.decide.decide_block` (exact search over Q)."""
-    return decide_block(block, d, library)[0]
+    """``index-set`` on inline weights: :func:`.decide.decide_block` (exact search over Q); degenerate weights it
+    leaves open go to the Lemma-T sandwich of Theorem D (:func:`.degenerate.sandwich_inline`)."""
+    decided = decide_block(block, d, library)[0]
+    if decided.verdict in (Verdict.OPEN, Verdict.CONDITIONAL):
+        from .degenerate import sandwich_inline
+
+        return sandwich_inline(block, decided, library)  # type: ignore[no-any-return]
+    return decided
 
 
 #: The concrete-weight procedures, keyed by a result's ``concrete`` field (the only switch).

@@ -670,3 +670,93 @@ def degenerate_width(block: Any, rid: str) -> tuple[int, int, list[Any], Any] | 
             f"By [{rid}]: widths below ${mw.lower}$ are ruled out exactly; {mw.reason}; so ${mw.lower} \\le w^* \\le "
             f"{mw.upper} = k + \\varepsilon + 2d - \\rho$ (witness of width {mw.upper} verified: {verified}).", (rid,)))
     return mw.lower, mw.upper, steps, witness
+
+
+def _sandwich_condition() -> dict[str, Any]:
+    return {"condition": ("\\text{Theorem D's criterion: for } \\sigma \\text{ with pair atoms (sufficient); for } "
+                          "\\sigma_\\infty \\text{ (necessary)}"),
+            "condition_plain": "Theorem D's criterion: for sigma with pair atoms (sufficient); for sigma_inf (necessary)",
+            "sufficient": "proved", "necessary": "proved"}
+
+
+def sandwich_inline(block: Any, d: Any, library: Any) -> Any:
+    """Degenerate inline weights under a σ with ``c ≠ 0`` and proved tropical slopes but no proved DI (the
+    Lemma-T sandwich, the result providing ``degenerate-sandwich``): absorbable when Theorem D's pair-atom
+    criterion holds for σ, not absorbable when Theorem D's criterion fails for the ReLU-like ``σ_∞``, else
+    ``d`` unchanged. ``d`` is the derivation after the index-set search (its condition constant is ``c``)."""
+    from dataclasses import replace
+
+    import sympy as sp
+
+    from ..theory.checks import Subject
+    from ..theory.derivation import DerivationStep, HypStatus, Scope, Verdict
+    from ..theory.hypotheses import check
+    from ..theory.skips import skip_matrix
+
+    try:
+        sid, tid = library.provider("degenerate-sandwich"), library.provider("tropical-limit")
+    except KeyError:
+        return d
+    q = block.question
+    c = d.condition_constant
+    if block.gated or q.bias_label != "none" or q.norm != "none" or not isinstance(c, sp.Expr) or not c.is_Rational:
+        return d
+    w_up, w_down, skip = _frac_rows(block.w_up), _frac_rows(block.w_down), _frac_rows(skip_matrix(block))
+    if w_up is None or w_down is None or skip is None:
+        return d
+    from ..theory.hyp_sizes import nondegeneracy
+
+    if nondegeneracy(block.w_up, block.w_down)[0]:
+        return d  # nondegenerate weights: Theorem R's answer stands
+    subject = Subject(block=block)
+    cont = check("continuous", subject, {})
+    trop = check("tropical_slopes", subject, {})
+    ap, am = trop.binding("alpha_plus"), trop.binding("alpha_minus")
+    if cont.status is not HypStatus.PROVED or trop.status is not HypStatus.PROVED \
+            or not all(isinstance(x, sp.Expr) and x.is_Rational for x in (ap, am)):
+        return d
+    assert isinstance(ap, sp.Expr) and isinstance(am, sp.Expr)
+    cf = Fraction(int(c.p), int(c.q))
+    c_inf = (Fraction(int(ap.p), int(ap.q)) + Fraction(int(am.p), int(am.q))) / 2
+    if c_inf != cf:
+        return d  # cannot happen for σ(t) − σ(−t) = 2ct; decide nothing if it does
+    sign0, _value0 = sigma_at_zero_sign(block)
+    pairs = atoms_of(w_up, w_down, skip, cf, "dilates", sign0)
+    width = len(w_up)
+    steps = [*d.steps, DerivationStep(
+        f"Hypotheses of [{sid}]: σ is continuous, $\\sigma(t) - \\sigma(-t) = 2c\\,t$ with $c = {sp.latex(c)}$, and "
+        f"{trop.statement} ([{tid}]). Dilate independence is not proved, so [{sid}] brackets the answer between "
+        "Theorem D's criteria for σ (pair atoms, sufficient) and for $\\sigma_\\infty$ (necessary).", (sid, tid),
+        trop.evidence, kind="hypothesis")]
+    if pairs.eps is not None:
+        res = decide_width(pairs, width)
+        if res.found:
+            assert res.choice is not None
+            built = witness_for(block, pairs, res.choice, width, w_up, w_down, skip, sign0 == 0)
+            if built is not None:
+                witness, verified = built
+                steps.append(DerivationStep(
+                    f"Pair atoms for σ: {describe_atoms(pairs)}; with $J = {_set(res.choice.doubled)}$ the count is "
+                    f"${res.choice.width(pairs)} \\le m = {width}$. By [{sid}] (the sufficient half of Theorem D, which "
+                    f"needs only $c \\ne 0$) these weights are absorbable; witness verified ({verified}).", (sid,),
+                    kind="conclusion"))
+                return replace(d, verdict=Verdict.ABSORBABLE, scope=Scope.THESE, steps=tuple(steps), witness=witness,
+                               decided_by=sid, cited=tuple(dict.fromkeys([*d.cited, sid, tid])), **_sandwich_condition())
+    lines = atoms_of(w_up, w_down, skip, c_inf, "homogeneous", 0)
+    res_inf = decide_width(lines, width)
+    if res_inf.found is False:
+        steps.append(DerivationStep(
+            f"For $\\sigma_\\infty(s) = \\alpha_+\\max(s,0) + \\alpha_-\\min(s,0)$, $\\alpha_\\pm = {sp.latex(ap)}, "
+            f"{sp.latex(am)}$ (ReLU-like, line atoms): "
+            f"{describe_atoms(lines)}; every independent $J$ fails: {certificate_text(res_inf.certificate)}. By [{tid}] "
+            f"an absorbing σ-block would give one for $\\sigma_\\infty$ with the same matrices, so by [{sid}] these "
+            "weights are not absorbable.", (sid, tid), kind="conclusion"))
+        return replace(d, verdict=Verdict.NOT_ABSORBABLE, scope=Scope.THESE, steps=tuple(steps), decided_by=sid,
+                       cited=tuple(dict.fromkeys([*d.cited, sid, tid])), **_sandwich_condition())
+    why = ("the Lemma-T sandwich does not decide these weights: Theorem D's criterion for σ_∞ holds at width "
+           f"{width} while the pair-atom criterion for σ " + ("does not" if pairs.eps is not None else
+                                                              "cannot be evaluated (σ(0) undecided)")
+           + " (dilate independence of σ is not proved)")
+    if res_inf.found is None:
+        why = f"the Lemma-T sandwich ran out of work: {res_inf.reason}"
+    return replace(d, notes=(*d.notes, why), steps=(*d.steps, DerivationStep(f"Also: {why}.", (sid,))))
