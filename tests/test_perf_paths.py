@@ -42,3 +42,24 @@ def test_scales_are_decided_by_their_exact_sign(gamma: str, decided: bool) -> No
     spec = resolve_text(f"block b {{ activation: tanh dim: 3 norm: post-ln eps: 1/100 ln_gamma: {gamma} }}")
     verdict = prove(spec.blocks[0]).verdict
     assert verdict is (Verdict.IMPOSSIBLE if decided else Verdict.OPEN)
+
+
+def test_flint_rank_is_the_rank_over_q() -> None:
+    # exact: rows scaled by their denominators' lcm keep the rank; deficient, zero and empty matrices too
+    pytest.importorskip("flint", reason="needs python-flint (pip install 'symabsorb[all]')")
+    import random
+
+    import sympy as sp
+
+    from symabsorb.theory.hyp_sizes import _flint_rank
+
+    rng = random.Random(7)
+    for _ in range(40):
+        rows, cols = rng.randint(1, 7), rng.randint(1, 7)
+        m = sp.Matrix(rows, cols, lambda i, j: sp.Rational(rng.randint(-3, 3), rng.randint(1, 4)))
+        if rows > 1 and rng.random() < 0.5:  # a dependent row: rank deficient over Q, not over a bad prime
+            m[rows - 1, :] = m[0, :] * sp.Rational(rng.randint(-5, 5), 7) + m[rows - 2, :] / 3
+        assert _flint_rank(m) == m.rank()
+    assert _flint_rank(sp.zeros(3, 4)) == 0
+    assert _flint_rank(sp.Matrix(0, 3, [])) == 0
+    assert _flint_rank(sp.Matrix([[sp.sqrt(2), 1]])) is None  # not a Rational: the caller's other path

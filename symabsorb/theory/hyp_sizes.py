@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import sympy as sp
@@ -239,12 +240,35 @@ def _width_below_dim(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     return simple("width_below_dim", HypStatus.UNKNOWN, f"$m < {d}$", f"m < {d} is not decided for symbolic sizes")
 
 
+def _flint_rank(m: sp.MatrixBase) -> int | None:
+    """The rank over Q of a matrix of Rationals by python-flint, exactly: each row times the lcm of its
+    denominators (a nonzero factor: the rank is unchanged) is an integer row, and ``fmpz_mat.rank`` is
+    exact fraction-free elimination over Z (0.03 s for 64 x 256, where SymPy's DomainMatrix took 1.8 s).
+    None without python-flint or for an entry that is not a Rational."""
+    try:
+        import flint
+    except ImportError:
+        return None
+    rows = []
+    for row in m.tolist():
+        if not all(isinstance(x, sp.Rational) for x in row):
+            return None
+        den = math.lcm(*(int(x.q) for x in row)) if row else 1
+        rows.append([int(x.p) * (den // int(x.q)) for x in row])
+    if not rows or not rows[0]:
+        return 0
+    return int(flint.fmpz_mat(rows).rank())
+
+
 def exact_rank(m: sp.MatrixBase) -> int | None:
     """The rank of a matrix with rational entries, computed over Q (None for other entries)."""
     from sympy.polys.domains import QQ
     from sympy.polys.matrices import DomainMatrix
 
     rep = getattr(m, "_rep", None)  # the matrix's own DomainMatrix (rebuilding one cost 1 s at m = 128)
+    fast = _flint_rank(m)
+    if fast is not None:
+        return fast
     if isinstance(rep, DomainMatrix) and (rep.domain == QQ or rep.domain.is_ZZ):
         return int(rep.convert_to(QQ).rank())
     if not all(x.is_Rational for x in m):
