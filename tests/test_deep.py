@@ -502,3 +502,47 @@ def test_the_fold_boundary_is_decided_exactly(eps: str, state: str) -> None:
     assert fold.state == state and fold.strict is (eps == "1/1000000")
     d = _decide(stack)
     assert d.verdict is (Verdict.ABSORBABLE if state == "fold" else Verdict.OPEN)
+
+
+def test_theorem_1d_on_random_stacks_agrees_with_an_independent_evaluation() -> None:
+    """Random d = 1 stacks (widths 1..3, skips ±1, ±2): the verdict follows the case and αβ computed here
+    independently in Fractions; every witness reproduces F at ±1 (and so everywhere)."""
+    rng = random.Random(2024)
+    for _ in range(20):
+        widths = [rng.randint(1, 3) for _ in range(rng.randint(2, 3))]
+        lines, names = [], []
+        for k, m in enumerate(widths):
+            up = ", ".join(f"[{rng.randint(-3, 3)}]" for _ in range(m))
+            down = ", ".join(str(rng.randint(-3, 3)) for _ in range(m))
+            mu = rng.choice([-2, -1, 1, 2])
+            lines.append(f"block b{k} {{ activation: relu dim: 1 width: {m} skip: [[{mu}]] W_up: [{up}] "
+                         f"W_down: [[{down}]] }}")
+            names.append(f"b{k}")
+        spec = "\n".join(lines) + f"\nstack s = [{', '.join(names)}]\n"
+        stack = resolve_text(spec).stacks[0]
+        layers = layers_of(stack)
+        assert layers is not None
+
+        def f(t: Fraction) -> Fraction:
+            y = [t]
+            for lay in layers:  # noqa: B023
+                y = lay(y)
+            return y[0]
+
+        alpha, beta = f(Fraction(1)), -f(Fraction(-1))
+        d = _decide(stack)
+        if widths[0] == 1:
+            expect = alpha * beta == 0
+        elif 1 in widths[1:]:
+            expect = alpha * beta <= 0
+        else:
+            expect = True
+        assert d.verdict is (Verdict.ABSORBABLE if expect else Verdict.NOT_ABSORBABLE), (spec, alpha, beta)
+        if expect:
+            assert d.witness is not None
+            for t, want in ((1, alpha), (-1, -beta)):
+                y = sp.Integer(t)
+                for lay in d.witness.layers:
+                    y = sum((lay.w_down[0, j] * sp.Max(0, lay.w_up[j, 0] * y) for j in range(lay.w_up.rows)),
+                            sp.Integer(0))
+                assert y == sp.Rational(want.numerator, want.denominator)
