@@ -200,8 +200,8 @@ def test_the_span_witness_is_exact_on_many_points() -> None:
     # a hidden zero multiplying an outside term: still exactly t·log|t| (value 0 at 0)
     ("if z >= 0 and z <= 0 then 0 else z*log(abs(z)) + (cosh(1)^2 - sinh(1)^2 - 1)*z^2", "conditional", "R-log"),
     ("z + abs(z)^(3/2) + (cosh(1)^2 - sinh(1)^2 - 1)*z^2", "conditional", "R-pow"),
-    # the power's coefficient is a hidden zero: σ = z, never R-pow
-    ("z + (cosh(1)^2 - sinh(1)^2)*abs(z)^(3/2) - abs(z)^(3/2)", "conditional", "L-odd-linear"),
+    # the power's coefficient is a hidden zero: σ = z, never R-pow (and L-linear sees σ = z on both pieces)
+    ("z + (cosh(1)^2 - sinh(1)^2)*abs(z)^(3/2) - abs(z)^(3/2)", "absorbable", "L-linear"),
     ("relu(z) + (cosh(1)^2 - sinh(1)^2 - 1)*abs(z)^(3/2)", "conditional", "thm8"),
 ])
 def test_hidden_zero_coefficients_are_decided_exactly(text: str, verdict: str, by: str | None) -> None:

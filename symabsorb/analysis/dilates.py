@@ -60,7 +60,7 @@ def _one_sided_exponential(expr: sp.Expr) -> Evidence | None:
     if len(terms) != 1:
         return None
     ((lam, p),) = terms.items()
-    if exact_sign(lam) in (None, 0) or p == 0:
+    if exact_sign(lam) in (None, 0):  # p is nonzero: exponential_polynomial keeps only proved-nonzero terms
         return None
     other = "t > 0" if side == "t < 0" else "t < 0"
     step = Step(

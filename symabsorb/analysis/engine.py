@@ -10,7 +10,7 @@ from typing import TypeVar
 
 import sympy as sp
 
-from ..budget import note_machine_dependent
+from ..budget import note_machine_dependent, timeouts
 from ..model.activation import Activation, AnyActivation, GatedActivation
 from ..model.functions import Z
 from . import cache
@@ -103,8 +103,11 @@ def analyze_expr(expr: sp.Expr, gated: bool = False, order: int = DEFAULT_ORDER,
     hit = cache.load(k)
     if isinstance(hit, tuple) and len(hit) == 9:
         return hit  # type: ignore[return-value]
+    before = timeouts()
     result = _compute(expr, gated, order, budget)
-    if not any(ran_out_of_time(part) for part in result):  # a fact out of time may be decided next time
+    # A fact out of time may be decided next time; so may one that read a bounded ``simplify`` that
+    # ran out (identity.SIMPLIFY_SECONDS: a machine-dependent outcome, counted like a timeout).
+    if not any(ran_out_of_time(part) for part in result) and timeouts() == before:
         cache.store(k, result)
     return result
 
@@ -152,7 +155,27 @@ def linear_constant(expr: sp.Expr) -> tuple[Evidence, sp.Expr | None]:
         if is_free_of_z(c):
             return proved(Stage.SYMBOLIC, Step("σ(0) = 0 and σ(z)/z simplifies to a constant", sp.Eq(
                 label("c", "c"), c, evaluate=False))), c
+    if form is not None and not form.is_single:
+        c = _one_slope(form)
+        if c is not None:
+            return proved(Stage.SYMBOLIC, Step("on every piece σ(z)/z simplifies to the same constant (differences "
+                                               "proved 0) and σ(b) = c·b exactly at every breakpoint b",
+                                               sp.Eq(label("c", "c"), c, evaluate=False))), c
     return unknown("σ(z)/z did not simplify to a constant"), None
+
+
+def _one_slope(form: PiecewiseForm) -> sp.Expr | None:
+    """``c`` when every piece of ``form`` is ``c·z`` (one ``c``, equalities proved exactly) and the
+    value at every breakpoint ``b`` is exactly ``c·b``; else None (not shown)."""
+    slopes = [simplified(p.expr / Z) for p in form.pieces]
+    if not all(is_free_of_z(c) for c in slopes):
+        return None
+    c = slopes[0]
+    if not all(prove_zero(other - c) for other in slopes[1:]):
+        return None
+    if not all(prove_zero(form.original.xreplace({Z: b}) - c * b) for b in form.breakpoints):
+        return None
+    return c
 
 
 def _points_with_breakpoints(form: PiecewiseForm | None) -> list[sp.Expr]:

@@ -82,7 +82,7 @@ class EulerForm:
 
 def _degree_at_most_one_no_constant(p: sp.Expr) -> bool:
     poly = sp.Poly(p, Z)
-    return poly.degree() <= 1 and poly.coeff_monomial(1) == 0
+    return poly.degree() <= 1 and exact_sign(poly.coeff_monomial(1)) == 0
 
 
 def _ray_terms(e: sp.Expr) -> tuple[dict[sp.Rational, sp.Expr], dict[sp.Rational, sp.Expr]] | None:
@@ -118,7 +118,9 @@ def _ray_terms(e: sp.Expr) -> tuple[dict[sp.Rational, sp.Expr], dict[sp.Rational
         target[expo] = target.get(expo, sp.S.Zero) + coeff
     out_p = {k: simplified(v) for k, v in powers.items()}
     out_l = {k: simplified(v) for k, v in logs.items()}
-    return {k: v for k, v in out_p.items() if v != 0}, {k: v for k, v in out_l.items() if v != 0}
+    # a coefficient is dropped only when exactly 0 (an undecided one stays, and euler_form gives up on it)
+    return ({k: v for k, v in out_p.items() if exact_sign(v) != 0},
+            {k: v for k, v in out_l.items() if exact_sign(v) != 0})
 
 
 def _decided_nonzero(c: sp.Expr) -> bool | None:

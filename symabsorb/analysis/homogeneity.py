@@ -106,13 +106,14 @@ def homogeneity_fact(expr: sp.Expr) -> HomogeneityFact:
             if ok and degrees and all(prove_zero(k - degrees[0]) for k in degrees[1:]):
                 k = degrees[0]
                 value0 = simplified(expr.xreplace({Z: sp.S.Zero}))
-                if k != 0 and not prove_zero(value0):
-                    if exact_sign(value0) not in (0, None):
+                k_sign = exact_sign(k)
+                if k_sign != 0 and not prove_zero(value0):
+                    if k_sign is not None and exact_sign(value0) not in (0, None):
                         return HomogeneityFact(refuted(Stage.SYMBOLIC, *steps, Step(
                             "but σ(0) ≠ 0 while homogeneity of degree k ≠ 0 forces σ(0) = t^k σ(0) = 0", value0)), None)
                 else:
                     steps.append(Step("z·σ'(z) = k·σ(z) on each ray gives σ(z) = C·|z|^k there, so σ(tz) = t^k σ(z) "
-                                      "for every t > 0" + ("" if k == 0 else " (and σ(0) = 0)"),
+                                      "for every t > 0" + ("" if k_sign == 0 else " (and σ(0) = 0)"),
                                       sp.Eq(label("k", "k"), k, evaluate=False)))
                     return HomogeneityFact(proved(Stage.SYMBOLIC, *steps), k)
     if form is None:

@@ -14,12 +14,15 @@ from fractions import Fraction
 
 import sympy as sp
 
+from ..budget import BudgetExhausted, Timeout, deadline
 from ..model.activation import Domain, domain_of
 from ..model.functions import Z
 from .enclosure import PRECISIONS, Ball, NotNumeric, constant_sign, enclose, nonzero_enclosure
 
 __all__ = [
+    "exact_polynomial",
     "exact_sign",
+    "exact_zero",
     "find_nonconstant_points",
     "find_nonzero_point",
     "has_domain",
@@ -37,6 +40,26 @@ def sample_points() -> Sequence[Fraction]:
     return base + [-p for p in base]
 
 
+#: CPU seconds one SymPy ``simplify`` may take (issue 29: one took 73 s inside SymPy's assumption
+#: system, finding the real roots of a polynomial of degree 10^6). Past it the expression is left as it
+#: is: an identity not shown proves nothing, so the fact that asked is ``unknown``, never decided.
+SIMPLIFY_SECONDS = 2.0
+
+
+def _bounded_simplify(e: sp.Expr) -> sp.Expr:
+    """``sp.simplify(e)``, or ``e`` itself when it takes more than :data:`SIMPLIFY_SECONDS` of CPU."""
+    message = f"timeout: not decided within {SIMPLIFY_SECONDS:g} CPU seconds"
+    try:
+        with deadline(SIMPLIFY_SECONDS):
+            return sp.simplify(e)
+    except BudgetExhausted:
+        raise
+    except Timeout as err:
+        if str(err) != message:  # an enclosing fact's own deadline: not ours to swallow
+            raise
+        return e
+
+
 @functools.lru_cache(maxsize=4096)
 def simplified(e: sp.Expr) -> sp.Expr:
     """A simpler equal expression (``simplify`` after cheap normalisations). Every step is an
@@ -51,9 +74,9 @@ def simplified(e: sp.Expr) -> sp.Expr:
         return cheap
     if _rational_polynomial(cheap):
         return cheap  # expanded polynomials with rational coefficients are canonical: 0 iff 0
-    out = sp.simplify(e)
+    out = _bounded_simplify(e)
     if out != 0 and out.has(sp.exp, sp.log):
-        alt = sp.simplify(sp.expand_log(sp.powsimp(out), force=False))
+        alt = _bounded_simplify(sp.expand_log(sp.powsimp(out), force=False))
         if sp.count_ops(alt) < sp.count_ops(out):
             out = alt
     return out
@@ -78,7 +101,39 @@ def prove_zero(e: sp.Expr) -> bool:
         return True
     if e.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
         return False
+    if _refuted_cheaply(e):
+        return False
     return bool(simplified(e) == 0)
+
+
+def _refuted_cheaply(e: sp.Expr) -> bool:
+    """A rigorous enclosure excludes 0 (at a sample point when ``e`` depends on ``z``): ``e`` is not 0,
+    and no ``simplify`` needs to run (cheap refutations first, issue 29)."""
+    params = sorted(e.free_symbols - {Z}, key=str)
+    if params:
+        # one allowed value of every parameter: e ≠ 0 there refutes "e ≡ 0 for every allowed value"
+        values = {p: _allowed_value(p) for p in params}
+        if any(v is None for v in values.values()):
+            return False
+        e = e.xreplace(values)
+    if Z not in e.free_symbols:
+        return constant_sign(e) in (-1, 1)
+    return find_nonzero_point(e, points=_QUICK_POINTS) is not None
+
+
+def _allowed_value(p: sp.Basic) -> sp.Rational | None:
+    """A rational value ``p`` may take: one satisfying every SymPy assumption of ``p`` (a parameter
+    with a declared domain, :func:`domain_of`, is left alone: None)."""
+    if not isinstance(p, sp.Symbol) or domain_of(p) is not None:
+        return None
+    for v in (sp.Rational(3, 2), sp.Rational(-5, 3), sp.Integer(7), sp.Integer(-4)):
+        if all(getattr(v, f"is_{k}") == want for k, want in p.assumptions0.items()):
+            return v
+    return None
+
+
+#: A few of :func:`sample_points` for the cheap refutation in :func:`prove_zero`.
+_QUICK_POINTS = (Fraction(7, 5), Fraction(-13, 4), Fraction(2, 7), Fraction(-31, 10))
 
 
 def _as_fraction(p: Fraction | sp.Rational) -> Fraction:
@@ -129,6 +184,7 @@ def find_nonconstant_points(e: sp.Expr, lo: sp.Expr | None = None, hi: sp.Expr |
     return None
 
 
+@functools.lru_cache(maxsize=8192)
 def exact_sign(e: sp.Expr) -> int | None:
     """The sign of a constant expression, or None.
 
@@ -164,6 +220,38 @@ def exact_sign(e: sp.Expr) -> int | None:
     if signs is not None and len(set(signs)) == 1:
         return signs[0]
     return None
+
+
+def exact_zero(e: sp.Expr) -> bool | None:
+    """The project's zero test on a SymPy value (free of ``z``): True when ``e`` is proved 0, False
+    when proved nonzero (by :func:`exact_sign`, or on every piece of a parameter's domain), None when
+    undecided. Never structural: ``cosh(1)**2 - sinh(1)**2 - 1`` is not ``== 0``, and is 0."""
+    if isinstance(e, (int, Fraction)):
+        return e == 0
+    sign = exact_sign(e)
+    if sign is not None:
+        return sign == 0
+    return False if proved_nonzero(e) else None
+
+
+def exact_polynomial(e: sp.Expr) -> dict[int, sp.Expr] | None:
+    """``{k: c_k}`` with ``e = Σ c_k z^k`` and every ``c_k`` proved nonzero by :func:`exact_sign`
+    (coefficients proved 0 dropped, whatever they are written as); None when ``e`` is not a
+    polynomial in ``z`` or a coefficient is undecided."""
+    if not e.is_polynomial(Z):
+        return None
+    try:
+        terms = sp.Poly(sp.expand(e), Z).terms()
+    except sp.PolynomialError:
+        return None
+    out: dict[int, sp.Expr] = {}
+    for (k,), c in terms:
+        sign = exact_zero(c)
+        if sign is None:
+            return None
+        if sign is False:
+            out[int(k)] = c
+    return out
 
 
 def has_domain(e: sp.Basic) -> bool:

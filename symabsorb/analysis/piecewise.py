@@ -185,7 +185,8 @@ def _roots(k: sp.Expr, lo: sp.Expr, hi: sp.Expr) -> list[sp.Expr]:
         lin = k.xreplace({atom: w})
         alpha = sp.expand(lin).coeff(w, 1)
         beta = sp.expand(lin).coeff(w, 0)
-        if not alpha.has(Z) and not beta.has(Z) and sp.expand(alpha * w + beta - lin) == 0 and alpha != 0:
+        if not alpha.has(Z) and not beta.has(Z) and sp.expand(alpha * w + beta - lin) == 0 \
+                and exact_sign(alpha) not in (0, None):
             target = -beta / alpha
             if target.is_positive:
                 return _roots(atom.args[0] - sp.log(target), lo, hi)
@@ -207,6 +208,12 @@ def _roots(k: sp.Expr, lo: sp.Expr, hi: sp.Expr) -> list[sp.Expr]:
         raise _Undecidable("a case split on a polynomial with irrational coefficients")
     inside = []
     for r in candidates:
+        # A root written as a hidden zero (``cosh(1)^2 - sinh(1)^2 - 1``) is the breakpoint 0: every
+        # reader compares breakpoints with 0 structurally, so the form holds 0 itself.
+        sign = exact_sign(r)
+        if sign is None:
+            raise _Undecidable("the sign of a breakpoint")
+        r = sp.S.Zero if sign == 0 else r
         if lt(lo, r) and lt(r, hi):
             inside.append(r)
     return inside
@@ -278,7 +285,8 @@ def _split(e: sp.Expr, lo: sp.Expr, hi: sp.Expr, depth: int = 0) -> list[Piece]:
     roots: set[sp.Expr] = set()
     for k in _kinks(node):
         roots.update(_roots(k, lo, hi))
-    cuts = sorted(roots, key=functools.cmp_to_key(compare))
+    ordered = sorted(roots, key=functools.cmp_to_key(compare))
+    cuts = [r for i, r in enumerate(ordered) if i == 0 or compare(ordered[i - 1], r) != 0]  # equal, written apart
     bounds = [lo, *cuts, hi]
     pieces: list[Piece] = []
     for a, b in itertools.pairwise(bounds):

@@ -17,7 +17,7 @@ from ..model.functions import Z
 from .continuity import jump_at
 from .facts import Evidence, Stage, Step, proved, refuted, unknown
 from .growth import growth_fact
-from .identity import find_nonzero_point, proved_nonzero, simplified
+from .identity import exact_polynomial, find_nonzero_point, proved_nonzero, simplified
 from .piecewise import piecewise_form
 from .series import series_fact
 from .structure import analytic_on_reals
@@ -45,9 +45,10 @@ def polynomial_fact(expr: sp.Expr) -> PolynomialFact:
             return refutation
         e = simplified(form.pieces[0].expr)
         if e.is_polynomial(Z):
-            deg = sp.Poly(e, Z).degree() if e != 0 else 0
+            coefficients = exact_polynomial(e)  # the degree counts coefficients proved nonzero only
+            deg = None if coefficients is None else max(coefficients, default=0)
             return PolynomialFact(proved(Stage.STRUCTURAL, Step("σ simplifies to a polynomial", sp.expand(e))),
-                                  True, int(deg))
+                                  True, deg)
         return _NEITHER
     else:
         for b in form.breakpoints:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ..model.functions import Z
+from .identity import exact_sign
 
 __all__ = ["NONSMOOTH", "analytic_at", "analytic_on_reals", "is_smooth", "locally_bounded", "value_at"]
 
@@ -32,7 +33,7 @@ def _positive(e: sp.Expr, point: sp.Expr | None) -> bool:
     if point is None:
         return bool(e.is_positive)
     v = value_at(e, point)
-    return bool(v.is_positive) or bool(sp.simplify(v).is_positive)
+    return bool(v.is_positive) or exact_sign(v) == 1
 
 
 def _nonzero(e: sp.Expr, point: sp.Expr | None) -> bool:
@@ -40,7 +41,7 @@ def _nonzero(e: sp.Expr, point: sp.Expr | None) -> bool:
     if point is None:
         return bool(e.is_nonzero) or bool(e.is_positive)
     v = value_at(e, point)
-    return bool(v.is_nonzero) or bool(sp.simplify(v).is_nonzero)
+    return bool(v.is_nonzero) or exact_sign(v) in (-1, 1)
 
 
 def _analytic(e: sp.Expr, point: sp.Expr | None) -> bool:

@@ -28,7 +28,7 @@ from ..model.functions import Z
 from .facts import Evidence, Stage, Status, Step, label, proved, unknown
 from .growth import growth_fact
 from .homogeneity import homogeneity_fact
-from .identity import exact_sign, is_free_of_z, prove_zero, proved_nonzero, simplified
+from .identity import exact_polynomial, exact_sign, is_free_of_z, prove_zero, proved_nonzero, simplified
 from .parity import parity_fact, parity_split
 from .piecewise import PiecewiseForm, piecewise_form
 from .polynomial import polynomial_fact
@@ -89,7 +89,7 @@ class SymmetryFact:
         out: list[sp.Expr] = []
         for c in self.kept:
             assert c.remainder is not None
-            r = sp.expand(c.remainder)
+            r = _exact_remainder(c.remainder)
             if all(not prove_zero(r - q) for q in out):
                 out.append(r)
         return tuple(out)
@@ -163,6 +163,15 @@ class SymmetryFact:
             return None
         (r,) = [r for r in self.remainders() if r != 0]
         return r
+
+
+def _exact_remainder(r: sp.Expr) -> sp.Expr:
+    """``r`` expanded, with its coefficients proved 0 dropped (``exact_polynomial``): a remainder
+    ``(cosh(1)² − sinh(1)² − 1)·t`` is 0. With an undecided coefficient ``r`` stays as written, and
+    every reader decides its coefficients with ``exact_sign`` before concluding anything."""
+    r = sp.expand(r)
+    terms = exact_polynomial(r) if not r.free_symbols - {Z} else None
+    return r if terms is None else sp.Add(*(c * Z**k for k, c in terms.items()))
 
 
 # ---- the degree bound ------------------------------------------------------------
@@ -489,7 +498,8 @@ def _linear_kink_family(form: PiecewiseForm, steps: list[Step], n: int) -> Symme
 def exponential_polynomial(expr: sp.Expr) -> dict[sp.Expr, sp.Expr] | None:
     """``{λ: p_λ(z)}`` with ``expr = Σ_λ p_λ(z)·exp(λz)`` (``λ = 0``: the polynomial part), each
     ``p_λ`` a polynomial with constant coefficients and each ``λ`` a real constant; None when
-    ``expr`` is not of that shape. Zero coefficients are dropped only when exactly zero."""
+    ``expr`` is not of that shape or when a coefficient's or exponent's zero test is undecided. The
+    exponents are pairwise distinct and every kept coefficient is proved nonzero (exact signs)."""
     out: dict[sp.Expr, sp.Expr] = {}
     for term in sp.Add.make_args(sp.expand(sp.powsimp(sp.expand(expr)))):
         lam = sp.S.Zero
@@ -506,7 +516,41 @@ def exponential_polynomial(expr: sp.Expr) -> dict[sp.Expr, sp.Expr] | None:
         if not rest.is_polynomial(Z) or rest.free_symbols - {Z}:
             return None
         out[lam] = sp.expand(out.get(lam, sp.S.Zero) + rest)
-    return {lam: p for lam, p in out.items() if p != 0}
+    return _exact_exponential_terms(out)
+
+
+def _exact_exponential_terms(terms: dict[sp.Expr, sp.Expr]) -> dict[sp.Expr, sp.Expr] | None:
+    """``terms`` with exponents merged when their difference is exactly 0 and every polynomial
+    coefficient kept only when proved nonzero (the exact sign decision, :func:`exact_sign`): a
+    coefficient or exponent written as a hidden zero (``log 6 − log 2 − log 3``) is dropped, and an
+    undecided one makes the shape undecided (None), never a term assumed present."""
+    merged: list[tuple[sp.Expr, sp.Expr]] = []
+    for lam, p in terms.items():
+        sign = exact_sign(lam)
+        if sign is None:
+            return None
+        key = sp.S.Zero if sign == 0 else lam
+        for i, (other, q) in enumerate(merged):
+            same = exact_sign(key - other)
+            if same is None:
+                return None
+            if same == 0:
+                merged[i] = (other, sp.expand(q + p))
+                break
+        else:
+            merged.append((key, p))
+    out: dict[sp.Expr, sp.Expr] = {}
+    for lam, p in merged:
+        kept: list[sp.Expr] = []
+        for (k,), c in sp.Poly(p, Z).terms():
+            sign = exact_sign(c)
+            if sign is None:
+                return None
+            if sign != 0:
+                kept.append(c * Z**k)
+        if kept:
+            out[lam] = sp.Add(*kept)
+    return out
 
 
 def _exponential_symmetry(expr: sp.Expr) -> SymmetryFact | None:

@@ -194,7 +194,7 @@ class _ExprBuilder:
         if isinstance(node, s.Binary):
             left, right = self._build(node.left), self._build(node.right)
             _check_power(left, right, node)
-            if left.is_zero and right.is_negative:
+            if _proved_zero(left) and right.is_negative:
                 raise SpecValueError("zero raised to a negative power", node.span, f"`{_short(node)}`",
                                      "a finite value", "this is a division by zero")
             return _checked_number(sp.Pow(left, right), node)
@@ -221,7 +221,7 @@ class _ExprBuilder:
             if b.op == "-":
                 right = -right
             elif b.op == "/":
-                if right.is_zero:
+                if _proved_zero(right):
                     raise SpecValueError("division by zero", b.right.span, f"`{_short(b.right)}`",
                                          "a nonzero divisor", "check the constants of this expression")
                 right = 1 / right
@@ -304,7 +304,10 @@ class _ExprBuilder:
                 raise SpecValueError(f"`{name}` takes {fn.arity_text()}, got {n}", node.span,
                                      f"{n} argument{'s' if n != 1 else ''}", fn.arity_text(),
                                      f"`{name}` is the {fn.doc}")
-            return fn.build(*(self._build(a) for a in node.args))
+            args = [self._build(a) for a in node.args]
+            if name in ("max", "min"):
+                args = [_comparable(v, a) for v, a in zip(args, node.args, strict=True)]
+            return fn.build(*args)
         if template is None:
             template = self.scope.lookup(name)
         if template is None:
@@ -691,11 +694,42 @@ def _matrix(m: s.Matrix, scope: Scope, what: str, rational: bool) -> sp.Immutabl
             if not rational and not (v.is_real and v.is_finite):
                 raise SpecValueError(f"entries of {what} must be real numbers", entry.span,
                                      f"`{format_expr(entry)}`", "a finite real constant")
+            if not rational:
+                v = _exact_constant(v)
             if key is not None:
                 seen[key] = v
             values.append(v)
         rows.append(values)
     return sp.ImmutableMatrix(rows)
+
+
+def _proved_zero(v: sp.Expr) -> bool:
+    """``v = 0`` by the exact sign decision (a hidden zero such as ``cosh(1)^2 - sinh(1)^2 - 1`` is 0)."""
+    if v.is_Rational:
+        return bool(v.is_zero)
+    from ..analysis.identity import exact_zero  # the analysis layer is loaded only when a constant needs it
+
+    return exact_zero(v) is True
+
+
+def _exact_constant(v: sp.Expr) -> sp.Expr:
+    """A skip scale or entry as every later reader may compare it: an irrational constant proved 0
+    by the exact sign decision (``cosh(1)^2 - sinh(1)^2 - 1``) becomes the literal 0."""
+    if v.is_Rational or v.free_symbols:
+        return v
+    return sp.S.Zero if _proved_zero(v) else v
+
+
+def _comparable(v: sp.Expr, node: s.Expr) -> sp.Expr:
+    """An argument of ``max``/``min`` SymPy can order: a constant it cannot compare (a hidden zero,
+    which its numerics cannot tell from 0) is replaced by 0 when it is proved 0, else refused."""
+    if v.free_symbols or not v.is_number or v.is_comparable is not False:
+        return v
+    if _proved_zero(v):
+        return sp.S.Zero
+    raise SpecValueError("a constant argument of max/min that cannot be compared exactly", node.span,
+                         f"`{_short(node)}`", "a real constant whose sign can be decided",
+                         "write the constant in a simpler form")
 
 
 def _literal_fraction(node: s.Expr) -> Fraction | None:
@@ -921,7 +955,7 @@ def _skip(node: s.Skip | None, d: s.BlockDef, dim: int | sp.Expr, scope: Scope) 
         if not (factor.is_real and factor.is_finite):
             raise SpecValueError("the skip scale must be a real number", node.factor.span,
                                  f"`{format_expr(node.factor)}`", "a finite real constant")
-        return Skip("scaled", factor=factor, span=node.span)
+        return Skip("scaled", factor=_exact_constant(factor), span=node.span)
     if isinstance(node, s.MatrixSkip):
         mat = _matrix(node.matrix, scope, "the skip matrix", False)
         if mat.rows != mat.cols:

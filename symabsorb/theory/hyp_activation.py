@@ -12,6 +12,7 @@ from ..analysis.engine import identical, linear_constant
 from ..analysis.facts import Evidence, Stage, Status, Step, label, proved
 from ..analysis.identity import (
     exact_sign,
+    exact_zero,
     find_nonconstant_points,
     find_nonzero_point,
     has_domain,
@@ -170,9 +171,9 @@ def _gate_zero(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     if v is None:
         return simple("gate_value_at_0_zero", HypStatus.UNKNOWN, statement, "g(0) undecided")
     ev = proved(Stage.STRUCTURAL, Step("value at 0", sp.Eq(label("g(0)", "g(0)"), v, evaluate=False)))
-    if v.is_zero:
+    if exact_zero(v) is True:
         return from_evidence("gate_value_at_0_zero", statement, "g(0)", ev, {"g0": v})
-    if v.is_nonzero:
+    if exact_zero(v) is False:
         return simple("gate_value_at_0_zero", HypStatus.REFUTED, statement, f"g(0) = {sp.sstr(v)} ≠ 0",
                        evidence=(("g(0)", ev),))
     return simple("gate_value_at_0_zero", HypStatus.UNKNOWN, statement, "g(0) undecided")
@@ -215,9 +216,9 @@ def _deriv_zero(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     if d is None:
         return simple("derivative_at_0_zero", HypStatus.UNKNOWN, "$\\sigma'(0) = 0$", "σ'(0) is not available")
     ev = f.at_zero.evidence
-    if d.is_zero:
+    if exact_zero(d) is True:
         return from_evidence("derivative_at_0_zero", "$\\sigma'(0) = 0$", "derivative at 0", ev)
-    if d.is_nonzero is not True and not (has_domain(d) and proved_nonzero(d)):
+    if exact_zero(d) is not False:
         return simple("derivative_at_0_zero", HypStatus.UNKNOWN, "$\\sigma'(0) = 0$",
                        f"σ'(0) = {sp.sstr(d)} is not decided to be zero or nonzero", evidence=(("derivative at 0", ev),))
     return simple("derivative_at_0_zero", HypStatus.REFUTED, "$\\sigma'(0) = 0$", f"σ'(0) = {sp.sstr(d)} ≠ 0",
@@ -278,7 +279,7 @@ def _nonzero_or_unknown(check: HypothesisCheck, value: Any, what: str, params: t
     """A proved check whose constant is not *proved* nonzero (a free parameter) becomes unknown;
     the parameters' constraints are used (``a > -1`` proves ``c = (a+1)/2 ≠ 0``)."""
     if check.status is HypStatus.PROVED and value is not None and \
-            _within_constraints(value, params).is_nonzero is not True and \
+            exact_zero(_within_constraints(value, params)) is not False and \
             not (has_domain(value) and proved_nonzero(value)):
         return HypothesisCheck(check.name, HypStatus.UNKNOWN, check.statement, check.evidence, check.bindings,
                                reason=f"{what} = {sp.sstr(value)} is not proved nonzero")
@@ -292,7 +293,7 @@ def _odd_linear(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     statement = "$\\sigma(z) - \\sigma(-z) = 2c\\,z$ with $c \\ne 0$"
     if c is not None:
         statement += f" (here $c = {sp.latex(c)}$)"
-        if c.is_zero:
+        if exact_zero(c) is True:
             return simple("odd_linear", HypStatus.REFUTED, statement, "the odd part is 0 (c = 0)",
                            evidence=(("parity", par.evidence),))
     check = from_evidence("odd_linear", statement, "parity", par.evidence, {"c": c})
@@ -310,7 +311,7 @@ def _gate_flip(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     g0 = gate.value_at_0
     statement = "$g(z) + g(-z) = 2g(0)$ with $g(0) \\ne 0$" + (f" (here $g(0) = {sp.latex(g0)}$)" if g0 is not None
                                                               else "")
-    if g0 is not None and g0.is_zero:
+    if g0 is not None and exact_zero(g0) is True:
         return simple("gate_flip", HypStatus.REFUTED, statement, "g(0) = 0", evidence=(("gate", gate.evidence),))
     check = from_evidence("gate_flip", statement, "gate symmetry", gate.evidence, {"g0": g0})
     if check.status is HypStatus.REFUTED:
@@ -349,7 +350,7 @@ def _linear(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
         return simple("linear_activation", HypStatus.REFUTED, "$\\sigma(z) = c\\,z$", "the block is gated")
     ev, c = linear_constant(block.activation.expr)
     statement = "$\\sigma(z) = c\\,z$ with $c \\ne 0$" + (f" (here $c = {sp.latex(c)}$)" if c is not None else "")
-    if c is not None and c.is_zero:
+    if c is not None and exact_zero(c) is True:
         return simple("linear_activation", HypStatus.REFUTED, statement, "σ ≡ 0")
     check = from_evidence("linear_activation", statement, "linearity", ev, {"c": c})
     if check.status is HypStatus.REFUTED:
@@ -510,13 +511,13 @@ def _linear_block(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
             return simple("linear_block", HypStatus.REFUTED if s.facts().at_zero.value is not None and
                           find_nonzero_point(sp.diff(g, Z)) is not None else HypStatus.UNKNOWN,
                           statement, "the gate is not (shown) constant")
-        if g.is_nonzero is not True:
-            return simple("linear_block", HypStatus.UNKNOWN if g.is_zero is not True else HypStatus.REFUTED,
+        if exact_zero(g) is not False:
+            return simple("linear_block", HypStatus.UNKNOWN if exact_zero(g) is not True else HypStatus.REFUTED,
                           statement, f"the constant gate {sp.sstr(g)} is not proved nonzero")
         return simple("linear_block", HypStatus.PROVED, statement + f" (here $g \\equiv {sp.latex(g)}$)",
                       bindings={"c": g})
     ev, c = linear_constant(block.activation.expr)
-    if c is not None and c.is_zero:
+    if c is not None and exact_zero(c) is True:
         return simple("linear_block", HypStatus.REFUTED, statement, "σ ≡ 0")
     check = from_evidence("linear_block", statement + (f" (here $c = {sp.latex(c)}$)" if c is not None else ""),
                           "linearity", ev, {"c": c})

@@ -17,6 +17,7 @@ from typing import Any
 
 import sympy as sp
 
+from ..analysis.identity import exact_zero
 from ..model.block import Block
 from .checks import Subject, registrar, simple
 from .derivation import HypothesisCheck, HypStatus
@@ -86,10 +87,13 @@ def _tropical_relu(block: Block) -> tuple[sp.Rational | None, str]:
     plus, minus = slope_at_infinity(expr, 1), slope_at_infinity(expr, -1)
     if plus.value is None or minus.value is None:
         return None, (plus.how if plus.value is None else minus.how)
-    if minus.value != 0:
-        return None, f"the slope at −∞ is {minus.value} ≠ 0: the tropical limit is not a multiple of ReLU"
-    if plus.value == 0:
-        return None, "the slope at +∞ is 0"
+    if exact_zero(minus.value) is not True:
+        return None, (f"the slope at −∞ is {minus.value} ≠ 0: the tropical limit is not a multiple of ReLU"
+                      if exact_zero(minus.value) is False else f"the slope at −∞, {minus.value}, is not proved 0")
+    if exact_zero(plus.value) is not False:
+        return None, "the slope at +∞ is 0" if exact_zero(plus.value) else "the slope at +∞ is not proved nonzero"
+    if not plus.value.is_Rational:
+        return None, f"the slope at +∞, {plus.value}, is not an exact rational"
     return sp.Rational(plus.value), f"σ_∞ = {plus.value}·ReLU ({plus.how}; {minus.how})"
 
 

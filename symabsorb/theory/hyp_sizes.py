@@ -7,6 +7,7 @@ from typing import Any
 
 import sympy as sp
 
+from ..analysis.identity import exact_zero
 from .checks import Param, Subject, as_expr, registrar, simple
 from .derivation import HypothesisCheck, HypStatus
 from .skips import dim_name
@@ -285,13 +286,13 @@ def skip_rank(block: Any) -> tuple[int | sp.Expr | None, str]:
     if skip.kind == "identity":
         return dim, "M = I_d"
     if skip.kind == "scaled":
-        if skip.factor.is_nonzero:
+        if exact_zero(skip.factor) is False:
             return dim, "M is a nonzero multiple of I_d"
-        return (0, "M = 0") if skip.factor.is_zero else (None, "the scale is undecided")
+        return (0, "M = 0") if exact_zero(skip.factor) is True else (None, "the scale is undecided")
     if skip.kind == "centered":  # factor·(I − 11ᵀ/n): rank n − 1
-        if skip.factor.is_nonzero:
+        if exact_zero(skip.factor) is False:
             return dim - 1, "M is a nonzero multiple of I − 11ᵀ/d, of rank d − 1"
-        return (0, "M = 0") if skip.factor.is_zero else (None, "the scale is undecided")
+        return (0, "M = 0") if exact_zero(skip.factor) is True else (None, "the scale is undecided")
     r = exact_rank(skip.matrix)
     if r is None:
         return None, "the skip has irrational entries"

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..analysis.facts import Evidence
+from ..analysis.identity import exact_zero
 from .checks import Subject, registrar, simple
 from .derivation import HypothesisCheck, HypStatus
 from .hyp_activation import CHECKERS as ACTIVATION
@@ -62,9 +63,10 @@ def _each_flat_activation(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     def one(sub: Subject) -> list[HypothesisCheck]:
         f = sub.facts()
         v = f.at_zero.value
-        zero = simple("value_at_0_zero", HypStatus.PROVED if v is not None and v.is_zero else
-                       (HypStatus.REFUTED if v is not None and v.is_nonzero else HypStatus.UNKNOWN),
-                       "$\\sigma(0) = 0$", "" if v is not None and v.is_zero else "σ(0) ≠ 0")
+        at0 = None if v is None else exact_zero(v)
+        zero = simple("value_at_0_zero", HypStatus.PROVED if at0 is True else
+                      (HypStatus.REFUTED if at0 is False else HypStatus.UNKNOWN),
+                      "$\\sigma(0) = 0$", "" if at0 is True else "σ(0) ≠ 0" if at0 is False else "σ(0) = 0 undecided")
         return [ACTIVATION["ungated"](sub, {}), zero, ACTIVATION["differentiable_at_0"](sub, {}),
                 ACTIVATION["derivative_at_0_zero"](sub, {})]
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import sympy as sp
 
+from ..analysis.identity import exact_zero
 from ..analysis.posdilates import positive_dilate_fact
 from .checks import Subject, registrar, simple
 from .derivation import HypothesisCheck, HypStatus
@@ -38,7 +39,8 @@ def line_module(s: Subject) -> tuple[HypStatus, str, sp.Expr | None, str]:
     facts = s.facts()
     sym = facts.symmetry
     if sym.kind != "linear-odd":
-        if facts.parity.odd_linear_constant is not None and facts.parity.odd_linear_constant.is_zero:
+        if facts.parity.odd_linear_constant is not None and \
+                exact_zero(facts.parity.odd_linear_constant) is True:
             return HypStatus.REFUTED, "the odd part of σ is 0 (c = 0)", None, ""
         return HypStatus.UNKNOWN, ("Sym(σ) is not proved to have the remainders {0, 2c·t} with c ≠ 0"
                                    + (f" ({sym.evidence.reason})" if sym.evidence.reason else "")), None, ""

@@ -6,6 +6,7 @@ from typing import Any
 
 import sympy as sp
 
+from ..analysis.identity import exact_zero
 from ..model.block import Block, Skip, Stack
 
 __all__ = [
@@ -22,12 +23,16 @@ __all__ = [
 
 
 def _matrix_is_zero(m: sp.MatrixBase) -> bool | None:
-    values = [sp.simplify(x) for x in m]
-    if all(v.is_zero for v in values):
+    values = [exact_zero(x) for x in m]
+    if all(v is True for v in values):
         return True
-    if any(v.is_nonzero for v in values):
+    if any(v is False for v in values):
         return False
     return None
+
+
+def _negated(v: bool | None) -> bool | None:
+    return None if v is None else not v
 
 
 def _det(m: sp.MatrixBase) -> sp.Expr:
@@ -44,12 +49,12 @@ def skip_is_zero(skip: Skip) -> bool | None:
         return True
     if skip.kind == "centered":  # factor·P, and P = 0 exactly when n = 1
         assert skip.factor is not None
-        return True if skip.n == 1 else skip.factor.is_zero
+        return True if skip.n == 1 else exact_zero(skip.factor)
     if skip.kind == "identity":
         return False
     if skip.kind == "scaled":
         assert skip.factor is not None
-        return skip.factor.is_zero
+        return exact_zero(skip.factor)
     assert skip.matrix is not None
     return _matrix_is_zero(skip.matrix)
 
@@ -61,10 +66,10 @@ def skip_invertible(skip: Skip) -> bool | None:
         return False
     if skip.kind == "scaled":
         assert skip.factor is not None
-        return skip.factor.is_nonzero
+        return _negated(exact_zero(skip.factor))
     assert skip.matrix is not None
     det = _det(skip.matrix)
-    return det.is_nonzero
+    return _negated(exact_zero(det))
 
 
 def is_identity_like(skip: Skip) -> bool:
