@@ -112,7 +112,7 @@ def _each_bias_free_relu(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     return simple(name, HypStatus.PROVED, statement)
 
 
-@hypothesis("stack_dim_equals", "(stacks) the stream dimension is `d = n` (symbolic `d`: undecided)",
+@hypothesis("stack_dim_equals", "(stacks) the stream dimension is `d = n` (a symbolic `d` asks about every dimension: fails)",
             params={"n": Param("integer", "the dimension", default=1)}, subject="stack")
 def _stack_dim_equals(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     n = int(p.get("n", 1))
@@ -123,8 +123,9 @@ def _stack_dim_equals(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     if len(dims) != 1:
         return simple("stack_dim_equals", HypStatus.REFUTED, statement, "the blocks have different dimensions")
     same = _eq(next(iter(dims)), n)
-    if same is None:
-        return simple("stack_dim_equals", HypStatus.UNKNOWN, statement, "the dimension is symbolic")
+    if same is None:  # a symbolic d asks about every dimension: a result for d = n alone does not answer it
+        return simple("stack_dim_equals", HypStatus.REFUTED, statement,
+                      f"the dimension is symbolic (the result is about `dim: {n}` only)")
     return simple("stack_dim_equals", HypStatus.PROVED if same else HypStatus.REFUTED, statement,
                   "" if same else f"d = {next(iter(dims))} ≠ {n}")
 
