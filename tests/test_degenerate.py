@@ -424,3 +424,46 @@ def test_sandwich_open_when_the_criteria_differ() -> None:
     block = _block(NO_DI, [[1], [2]], [[1, 1]], Skip("scaled", sp.Integer(1)))
     d = _decided(block)
     assert d.verdict is Verdict.OPEN
+
+
+# ---- file weights (floats are exact dyadic rationals) ------------------------------------------------------
+
+
+def test_file_weights_decided_by_theorem_d_and_verified(tmp_path: Any) -> None:
+    np = pytest.importorskip("numpy", reason="numpy (the weights extra) is not installed")
+    import json
+
+    from symabsorb.cli import main
+
+    np.savez(tmp_path / "deg.npz", up=np.array([[3.0, 3.0], [-3.0, -3.0]]), down=np.array([[1.0, 2.0], [3.0, 4.0]]))
+    np.savez(tmp_path / "pair.npz", up=np.array([[1.0, 1.0], [-1.0, -1.0], [0, 0], [0, 0]]),
+             down=np.array([[1.0, 2.0, 0, 0], [3.0, 5.0, 0, 0]]))
+    np.savez(tmp_path / "third.npz", up=np.array([[1.0, 0.0], [2.0, 0.0], [0, 0]]),
+             down=np.array([[0.1, 0.3, 0.0], [0.7, -0.2, 0.0]]))
+    spec = tmp_path / "f.absorb"
+    spec.write_text('block z { activation: relu skip: identity weights: "deg.npz" up: "up" down: "down" }\n'
+                    'block q { activation: gelu skip: identity weights: "pair.npz" up: "up" down: "down" }\n'
+                    'block t { activation: relu skip: identity weights: "third.npz" up: "up" down: "down" }\n'
+                    "absorb z\nabsorb q\nabsorb t\n")
+    report = tmp_path / "r.json"
+    assert main(["prove", str(spec), "-o", str(report), "--no-cache"]) == 0
+    data = json.loads(report.read_text())
+    verdicts = {q["query"]: (q["derivation"]["verdict"], q["derivation"]["decided_by"]) for q in data["queries"]}
+    assert verdicts["absorb z"] == ("not-absorbable", "thm-D")
+    assert verdicts["absorb q"] == ("absorbable", "thm-D")
+    assert verdicts["absorb t"][1] == "thm-D"  # 0.1 etc. are their exact binary values
+    assert main(["verify", str(report), "--no-cache"]) == 0
+    out = tmp_path / "w.npz"
+    assert main(["absorb", str(spec), "--block", "q", "-o", str(out), "--no-cache"]) == 0
+    w = np.load(out)
+    up, down = w["up"], w["down"]
+    xs = np.random.default_rng(0).standard_normal((200, 2))
+    gelu = lambda t: 0.5 * t * (1 + np.vectorize(__import__("math").erf)(t / np.sqrt(2)))  # noqa: E731
+    orig = xs + gelu(xs @ np.array([[1.0, 1.0], [-1.0, -1.0], [0, 0], [0, 0]]).T) @ np.array(
+        [[1.0, 2.0, 0, 0], [3.0, 5.0, 0, 0]]).T
+    assert np.max(np.abs(gelu(xs @ up.T) @ down.T - orig)) < 1e-9
+    # a tampered not-absorbable verdict fails verify
+    bad = json.loads(report.read_text())
+    bad["queries"][1]["derivation"]["verdict"] = "not-absorbable"
+    report.write_text(json.dumps(bad))
+    assert main(["verify", str(report), "--no-cache"]) == 1

@@ -135,8 +135,10 @@ def test_float_degenerate_pair_is_named(tmp_path: Path) -> None:
     code, out, _ = run("prove", str(_spec(tmp_path, "deg.npz")), "--format", "json")
     assert code == 0
     d = json.loads(out)["queries"][0]["derivation"]
-    assert d["necessary"] == "open" and d["verdict"] == "open"
-    assert any("rows 1 and 4 of W_up are collinear" in n for n in d["notes"])
+    # Theorem D (issue 30) decides degenerate file weights exactly: the collinear pair is one atom (5 atoms, m = 6,
+    # no rank left for any J), and the step naming the degeneracy says why Theorem D applies
+    assert (d["verdict"], d["decided_by"], d["necessary"]) == ("not-absorbable", "thm-D", "proved")
+    assert any("rows 1 and 4 of W_up are collinear" in s["text"] for s in d["steps"])
 
 
 @pytest.mark.parametrize("kind", ["truncated", "garbage", "wrong_shape", "nan", "missing_key", "npy", "missing_file"])

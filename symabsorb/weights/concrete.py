@@ -76,6 +76,12 @@ def refine_file(proof: Proof, fb: FileBlock, library: Library) -> FileDecision:
     if state.done is not None:
         return state.done
     result = library.results.get(state.derivation.decided_by or "")
+    if state.exact_nd is not None and not state.exact_nd.get("holds"):
+        from .degenerate import degenerate_file  # degenerate file weights: Theorem D where it applies
+
+        decided = degenerate_file(state, fb, library)
+        if decided is not None:
+            return decided  # type: ignore[no-any-return]
     procedure = PROCEDURES.get(result.conclusion.concrete or "") if result is not None else None
     if procedure is None or procedure.file is None:
         return inline_only(state, fb)

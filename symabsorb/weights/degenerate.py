@@ -460,6 +460,10 @@ def same_function(w_up: Mat, w_down: Mat, skip: Mat, rows: Mat, cols: Mat, c: Fr
 
 # ---- the concrete-weights procedure (inline exact weights) ---------------------------------------------
 
+#: How a Theorem D witness is described (it is not a flip of units of B).
+DESCRIPTION = ("Theorem D's residual-free block: one unit per essential atom (two for J), a zero-row unit for a "
+               "nonzero constant, a ± pair per remaining rank, zero units to the width")
+
 #: At most this many J of a not-absorbable certificate are spelled out in the derivation (all are in the certificate).
 SHOWN_CASES = 8
 
@@ -547,13 +551,14 @@ def witness_for(block: Any, a: Atoms, choice: Choice, width: int, w_up: Mat, w_d
         return None
     up = sp.ImmutableMatrix([[sp.Rational(x.numerator, x.denominator) for x in r] for r in rows])
     down = sp.ImmutableMatrix([[sp.Rational(x.numerator, x.denominator) for x in r] for r in cols])
-    witness = Witness((), up, down, None)
+    witness = Witness((), up, down, None, description=DESCRIPTION)
     check = check_witness(block, witness, points=60)
     if not check.error <= (0 if check.exact else 1e-12):
         return None
     verified = ("exact: the residual-free block and $Mx + B(x)$ have the same linear part $T$, the same atom "
                 "coefficients $C_\\alpha$ and the same constant (a proof for every $x$); " + check.text())
-    return Witness((), up, down, None, verified), verified  # no index set: not a flip of units of B
+    # no index set: not a flip of units of B
+    return Witness((), up, down, None, verified, description=DESCRIPTION), verified
 
 
 def degenerate_inline(block: Any, d: Any, chosen: Any, library: Any) -> Any:
@@ -760,3 +765,119 @@ def sandwich_inline(block: Any, d: Any, library: Any) -> Any:
     if res_inf.found is None:
         why = f"the Lemma-T sandwich ran out of work: {res_inf.reason}"
     return replace(d, notes=(*d.notes, why), steps=(*d.steps, DerivationStep(f"Also: {why}.", (sid,))))
+
+
+# ---- file weights (floats read as exact dyadic rationals) -----------------------------------------------
+
+#: File blocks larger than this (m·d entries) stay on the index-set path (open for degenerate weights), saying so.
+MAX_FILE_ENTRIES = 4096
+
+#: The certificate kind of a Theorem D decision on file weights (re-derived by ``verify``).
+CERT_KIND = "theorem-D"
+
+
+def file_fractions(arr: Any) -> Mat:
+    """A float array as exact rationals (every float is a dyadic rational)."""
+    return [[Fraction(float(x)) for x in row] for row in arr.tolist()]
+
+
+def theorem_d_id(library: Any) -> str | None:
+    """The result whose concrete procedure is ``degenerate`` (Theorem D), cited by role of its procedure."""
+    return next((r.id for r in library.results.values() if r.conclusion.concrete == "degenerate"), None)
+
+
+def _condition_of(library: Any, rid: str) -> dict[str, Any]:
+    c = library.get(rid).conclusion
+    return {"condition": c.condition, "condition_plain": c.condition_plain, "sufficient": c.sufficient,
+            "necessary": c.necessary, "condition_constant": None}
+
+
+def degenerate_file(state: Any, fb: Any, library: Any) -> Any:
+    """Theorem D on a file block whose weights were found degenerate exactly (``state.exact_nd``): a
+    :class:`~.filedecide.FileDecision` with a ``theorem-D`` certificate, or None (the index-set path goes on)."""
+    from dataclasses import replace
+
+    import numpy as np
+
+    from ..theory.checks import Subject
+    from ..theory.derivation import DerivationStep, HypStatus, Verdict, Witness
+    from ..theory.hyp_width import line_module
+    from .certify import Certificate, Target
+    from .filedecide import WITNESS_TOLERANCE, FileDecision, _weights_info, float_max_relative_error
+
+    rid = theorem_d_id(library)
+    block, w, extras, concrete = fb.block, fb.weights, fb.extras, fb.concrete
+    q = concrete.question
+    if rid is None or state.exact_nd is None or state.exact_nd.get("holds") or concrete.gated or w.w_gate is not None \
+            or q.bias_label != "none" or q.norm != "none" or fb.projector is not None:
+        return None
+    m, dim = (int(x) for x in w.w_up.shape)
+    steps = list(state.steps)
+    derivation = state.derivation
+    if m * dim > MAX_FILE_ENTRIES:
+        return None  # the index-set path goes on (its open answer names the degeneracy)
+    status, kind, c, _di = line_module(Subject(block=concrete))
+    if status is not HypStatus.PROVED or c is None or not c.is_Rational:
+        return None
+    from ..theory.skips import skip_matrix
+
+    skip = _frac_rows(skip_matrix(concrete))
+    if skip is None:
+        return None
+    w_up, w_down = file_fractions(w.w_up), file_fractions(w.w_down)
+    sign0, _value0 = sigma_at_zero_sign(concrete)
+    a = atoms_of(w_up, w_down, skip, Fraction(int(c.p), int(c.q)), kind, sign0)
+    steps.append(DerivationStep(
+        f"The weights are degenerate ({state.exact_nd['reason']}), so [{rid}] decides them (hypotheses: ungated, "
+        f"continuous, the line-module property with $c = {c}$, proved for σ). Its normal form on the weights' exact "
+        f"values: {describe_atoms(a)}; $k = {a.k}$, $\\varepsilon = {a.eps}$, $\\rho = {a.rho}$.", (rid,)))
+    cert_base = Certificate(CERT_KIND, Target(dim, ()), method="Theorem D: exact search on the weights' rational "
+                            "values", weights=_weights_info(block, w, extras), nondegenerate=state.exact_nd)
+    if a.eps is None:
+        return None
+    res = decide_width(a, m)
+    cited = tuple(dict.fromkeys([*derivation.cited, rid]))
+    if res.found:
+        assert res.choice is not None
+        rows, cols = construct(a, res.choice, m)
+        if not same_function(w_up, w_down, skip, rows, cols, a.c, kind, sign0 == 0):
+            return None
+        up = np.array([[float(x) for x in r] for r in rows])
+        down = np.array([[float(x) for x in r] for r in cols])
+        exact = all(Fraction(float(x)) == x for r in (*rows, *cols) for x in r)
+        witness = replace(Witness((), up, down, None, description=DESCRIPTION),
+                          names=(("W_up", w.keys[0]), ("W_down", w.keys[1])), dtype=w.dtype,
+                          transpose=bool(block.weights.transpose))
+        error = float_max_relative_error(concrete, w, witness)
+        if not error <= WITNESS_TOLERANCE:
+            return None
+        verified = ("exact: equal normal forms (linear part, atom coefficients, constant) in rational arithmetic"
+                    + ("" if exact else "; some witness entries are not float64 numbers and are rounded in the file")
+                    + f"; numerically: max relative error {error:.2e} at 1,000 random points (float64)")
+        steps.append(DerivationStep(
+            f"By [{rid}] with $J = {_set(res.choice.doubled)}$: ${res.choice.width(a)} \\le m = {m}$. Witness verified "
+            f"({verified}). Therefore these weights are absorbable.", (rid,), kind="conclusion"))
+        cert = replace(cert_base, proof=f"J = {list(res.choice.doubled)}, signs {list(res.choice.signs)}, width "
+                       f"{res.choice.width(a)} <= {m}")
+        d2 = replace(derivation, verdict=Verdict.ABSORBABLE, scope="these weights", steps=tuple(steps), decided_by=rid,
+                     source=library.get(rid).source, cited=cited, **_condition_of(library, rid),
+                     witness=replace(witness, verified=verified), certificate=cert)
+        return FileDecision(d2, w, state.nondeg, None, cert)
+    if res.found is False:
+        steps.append(DerivationStep(
+            f"By [{rid}], every independent $J$ fails (exact ranks over $\\mathbb{{Q}}$): "
+            f"{certificate_text(res.certificate)}. Therefore these weights are not absorbable.", (rid,),
+            kind="conclusion"))
+        cert = replace(cert_base, proof=f"k + eps = {a.k + a.eps}; every independent J fails at width {m} "
+                       f"({len(res.certificate)} cases)")
+        d2 = replace(derivation, verdict=Verdict.NOT_ABSORBABLE, scope="these weights", steps=tuple(steps),
+                     decided_by=rid, source=library.get(rid).source, cited=cited, certificate=cert,
+                     **_condition_of(library, rid))
+        return FileDecision(d2, w, state.nondeg, None, cert)
+    base = a.k + a.eps
+    why = (f"{res.reason}; proved bounds: ${base} = k + \\varepsilon \\le w^* \\le k + \\varepsilon + 2d - \\rho = "
+           f"{base + 2 * a.d - a.rho}$")
+    steps.append(DerivationStep(f"So the question stays open for these weights: {why}.", (rid,), kind="conclusion"))
+    d2 = replace(derivation, verdict=Verdict.OPEN, scope="these weights", steps=tuple(steps), cited=cited,
+                 notes=(*derivation.notes, why))
+    return FileDecision(d2, w, state.nondeg, None)
