@@ -91,7 +91,7 @@ def check_stack_query(data: dict[str, Any], q: dict[str, Any], report: Any) -> s
 
 def _check_fd(d: dict[str, Any], stack: Any) -> str:
     from ..theory.hyp_deep import d_free
-    from .deep import _rank_mod_p, _rref_rank, jacobian_rows
+    from .deep import MAX_FD_ENTRIES, _rank_mod_p, _rref_rank, jacobian_rows
     from .deepdecide import limit_layers
 
     cert = d["depth_certificate"]
@@ -107,6 +107,9 @@ def _check_fd(d: dict[str, Any], stack: Any) -> str:
     points = cert.get("points") if isinstance(cert, dict) else None
     if not isinstance(points, list) or not points or len(points) > MAX_POINTS:
         raise CertificateError("the certificate has no points (or too many)")
+    columns = 2 * dim * sum(layer.width for layer in layers)
+    if len(points) * dim * columns > MAX_FD_ENTRIES:
+        raise CertificateError(f"the certificate's Jacobian would have more than {MAX_FD_ENTRIES} entries")
     rows: list[list[Fraction]] = []
     for i, p in enumerate(points):
         if not isinstance(p, list) or len(p) != dim:
