@@ -143,14 +143,16 @@ def _decide_1d(target: Stack, derivation: Derivation, library: Library) -> Deriv
     blocks, _ = profile(target)
     widths = [int(b.width) for b in blocks]
     sl = slopes_1d(target)
+    case = _case(derivation, library)
     if sl.alpha is None or sl.beta is None or sl.sign_alpha is None or sl.sign_beta is None:
+        if case == "all-wide":
+            return derivation  # absorbable for all weights; only the explicit witness needs the slopes
         why = sl.how or "the sign of α or β is not decided exactly"
         step = DerivationStep(f"For these weights: {why}; the stack is not decided.", (rid,), kind="conclusion")
         return replace(derivation, verdict=Verdict.OPEN, scope=Scope.THESE, steps=(*derivation.steps, step),
                        notes=(*derivation.notes, why))
     a, b = sp.latex(sl.alpha), sp.latex(sl.beta)
     prod = sl.sign_alpha * sl.sign_beta
-    case = _case(derivation, library)
     holds = {"first-one": prod == 0, "all-wide": True, "wide-then-one": prod <= 0}[case]
     slopes = DerivationStep(f"Exactly (every ReLU decided by the exact sign decision): $\\alpha = F(1) = {a}$, "
                             f"$\\beta = -F(-1) = {b}$, so $\\alpha\\beta$ is "
