@@ -131,8 +131,9 @@ def test_graph_command_writes_one_offline_page(tmp_path: Path) -> None:
 def test_report_pages_are_interactive_and_fragments_stay_static(deep_report: Any) -> None:
     page = deep_report.render("html")
     assert '<div class="lg lg-embed">' in page and "<script>" in page
-    fragment = deep_report._repr_html_()
+    fragment = deep_report.render("html", fragment=True)
     assert "<script" not in fragment and 'class="lemma-graph"' in fragment
+    assert "<script" not in deep_report._repr_html_()  # the notebook's compact view: no graph at all
 
 
 # -- in headless Chromium

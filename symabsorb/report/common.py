@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import sympy as sp
@@ -23,11 +24,13 @@ __all__ = [
     "VERDICT_TEXT",
     "SummaryRow",
     "candidate_groups",
+    "citation_text",
     "facts_rows",
     "has_index_set",
     "math_parts",
     "node_id",
     "show",
+    "shown_source",
     "split_citations",
     "summary_rows",
     "used_graph",
@@ -47,7 +50,31 @@ VERDICT_TEXT = {
 }
 
 #: Lean-blueprint style: the border says where a result comes from, the fill what happened to it.
-SOURCE_COLORS = {"paper": "#1f4e9c", "library": "#7a3fb0"}
+SOURCE_COLORS = {"paper": "#1f4e9c", "library": "#7a3fb0", "user": "#b35900"}
+_PACKAGE_THEOREMS = (Path(__file__).resolve().parent.parent / "theorems").resolve()  # a link in a checkout
+
+
+def shown_source(result: Any) -> str:
+    """Where a result comes from, for a reader: ``paper`` or ``library`` for the package's own results
+    (proved in docs/theorems.md), ``user`` for one loaded from a ``--theorems`` directory, whatever
+    its file claims (the README defines "library" as proved in symabsorb's documentation)."""
+    try:
+        inside = Path(result.file).resolve().is_relative_to(_PACKAGE_THEOREMS)
+    except (OSError, ValueError, TypeError):
+        inside = False
+    return result.source if inside else "user"
+
+
+_MATH_REF = re.compile(r"MATH(?:\.md)?(?:,?\s*(?:Part\s+[IVX]+|§\s*\d+(?:\.\d+)*|N\d+))*")
+
+
+def citation_text(result: Any) -> str:
+    """A result's citation as a reader can follow it: the design notes it may name (``MATH.md §8 N2``,
+    not in the repository) become ``docs/theorems.md``, where every library result is proved."""
+    text = _MATH_REF.sub("docs/theorems.md", result.citation)
+    if shown_source(result) == "library" and "docs/theorems.md" not in text:
+        text += "; proved in docs/theorems.md"
+    return text
 STATE_COLORS = {
     NodeState.APPLIED: "#9be39b",
     NodeState.APPLICABLE: "#d6f5d6",
@@ -132,8 +159,27 @@ def text_pieces(text: str, library: Library) -> list[tuple[str, str]]:
                 continue
             for part, is_math in math_parts(piece):
                 if part:
-                    out.append(("math" if is_math else "text", part))
+                    out.append(("math", powers_of_ten(part)) if is_math else
+                               ("text", _MATH_REF.sub("docs/theorems.md", powers_of_ten(part, latex=False))))
     return out
+
+
+_TENTH_POWER_TEX = re.compile(r"\\frac\{(\d+)\}\{1(0{4,})\}")
+_TENTH_POWER_TEXT = re.compile(r"(?<![\d/.])(\d+)/1(0{4,})(?![\d/.])")
+
+
+def powers_of_ten(text: str, latex: bool = True) -> str:
+    """Exact rationals ``a/10^k`` (k >= 4) as a reader writes them: ``\\frac{1}{1000000000000}`` ->
+    ``10^{-12}``, ``3/10000`` -> ``3·10^-4`` (the same number)."""
+    def tex(m: re.Match[str]) -> str:
+        k = len(m.group(2))
+        return f"10^{{-{k}}}" if m.group(1) == "1" else f"{m.group(1)} \\cdot 10^{{-{k}}}"
+
+    def plain(m: re.Match[str]) -> str:
+        k = len(m.group(2))
+        return f"10^-{k}" if m.group(1) == "1" else f"{m.group(1)}·10^-{k}"
+
+    return _TENTH_POWER_TEX.sub(tex, text) if latex else _TENTH_POWER_TEXT.sub(plain, text)
 
 
 def verdict_word(d: Derivation) -> str:

@@ -7,7 +7,7 @@ import json
 from ..theory.derivation import NodeState
 from ..theory.library import Library
 from ..theory.serialize import graph_to_dict
-from .common import SOURCE_COLORS, STATE_COLORS, node_id
+from .common import SOURCE_COLORS, STATE_COLORS, citation_text, node_id, shown_source
 from .escape import dot_string, json_safe, mermaid_text
 
 __all__ = ["GRAPH_FORMATS", "render_graph"]
@@ -20,10 +20,10 @@ def _dot(library: Library, states: dict[str, NodeState]) -> str:
     for rid in sorted(library.results):
         r = library.results[rid]
         state = states.get(rid, NodeState.NOT_TRIED)
-        style = "rounded,filled" + (",dashed" if r.source == "library" else "")
+        style = "rounded,filled" + (",dashed" if shown_source(r) != "paper" else "")
         lines.append(f'  {node_id(rid)} [label="{dot_string(r.label)}\\n{dot_string(r.title)}", '
-                     f'color="{SOURCE_COLORS[r.source]}", fillcolor="{STATE_COLORS[state]}", style="{style}", '
-                     f'penwidth=2, tooltip="{r.source}: {dot_string(r.citation)}; state: {state.value}"];')
+                     f'color="{SOURCE_COLORS[shown_source(r)]}", fillcolor="{STATE_COLORS[state]}", style="{style}", '
+                     f'penwidth=2, tooltip="{shown_source(r)}: {dot_string(citation_text(r))}; state: {state.value}"];')
     for u, v in sorted(library.graph.edges):
         lines.append(f"  {node_id(u)} -> {node_id(v)};")
     lines.append("}")
@@ -39,8 +39,8 @@ def _mermaid(library: Library, states: dict[str, NodeState]) -> str:
     for rid in sorted(library.results):
         r = library.results[rid]
         fill = STATE_COLORS[states.get(rid, NodeState.NOT_TRIED)]
-        dash = ",stroke-dasharray: 5 3" if r.source == "library" else ""
-        lines.append(f"  style {node_id(rid)} fill:{fill},stroke:{SOURCE_COLORS[r.source]},stroke-width:2px{dash}")
+        dash = ",stroke-dasharray: 5 3" if shown_source(r) != "paper" else ""
+        lines.append(f"  style {node_id(rid)} fill:{fill},stroke:{SOURCE_COLORS[shown_source(r)]},stroke-width:2px{dash}")
     return "\n".join(lines) + "\n"
 
 

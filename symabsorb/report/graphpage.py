@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from .. import __version__
 from ..theory.derivation import NodeState
 from ..theory.library import Library
-from .common import text_pieces, used_graph
+from .common import citation_text, shown_source, text_pieces, used_graph
 from .escape import html_math
 from .escape import html_text as escape
 from .model import Report
@@ -283,7 +283,7 @@ def _info(library: Library, rid: str, i: int, state: NodeState, index: Mapping[s
     if is_open_problem(r) and state in (NodeState.APPLIED, NodeState.APPLICABLE):
         here += " (the answer it gives is open)"
     parts = [f'<div class="lg-info" data-i="{i}" hidden><h3>{escape(r.label)}: {escape(r.title)}</h3>',
-             f'<p class="lg-meta">{escape(r.kind)} · {escape(r.source)} · {escape(r.citation)}</p>',
+             f'<p class="lg-meta">{escape(r.kind)} · {escape(shown_source(r))} · {escape(citation_text(r))}</p>',
              f'<p class="lg-meta">id <code>{escape(rid)}</code> · here: <strong>{escape(here)}</strong></p>']
     if is_open_problem(r):
         note = "An open problem: when it decides a query, the answer is “open”; it is not solved."

@@ -13,7 +13,17 @@ from ..analysis.engine import ActivationFacts
 from ..analysis.facts import Evidence, Step
 from ..theory.derivation import Derivation, DerivationStep
 from ..theory.library import Library
-from .common import candidate_groups, facts_rows, has_index_set, summary_rows, text_pieces, verdict_class, verdict_word
+from .common import (
+    candidate_groups,
+    citation_text,
+    facts_rows,
+    has_index_set,
+    shown_source,
+    summary_rows,
+    text_pieces,
+    verdict_class,
+    verdict_word,
+)
 from .escape import html_math
 from .escape import html_text as escape  # the one HTML escaper (symabsorb.report.escape)
 from .graphpage import report_graph_widget
@@ -143,7 +153,7 @@ class HtmlRenderer:
     def reference(self, rid: str, statement: bool = True) -> str:
         r = self.library.results[rid]
         return (f'<div class="ref" id="ref-{escape(rid)}"><strong>{escape(r.label)}</strong> — {escape(r.title)} '
-                f'<span class="src">({escape(r.kind)}; <em>{escape(r.source)}</em>: {escape(r.citation)})</span>'
+                f'<span class="src">({escape(r.kind)}; <em>{escape(shown_source(r))}</em>: {escape(citation_text(r))})</span>'
                 + (f"<p>{self.text(r.statement)}</p>" if statement else "") + "</div>")
 
     @render.register
@@ -158,7 +168,7 @@ class HtmlRenderer:
         if d.decided_by:
             r = self.library.results[d.decided_by]
             parts.append(f' — decided by <a class="cite" href="#ref-{escape(r.id)}">{escape(r.label)}</a> '
-                         f"(<em>{escape(r.source)}</em>)")
+                         f"(<em>{escape(shown_source(r))}</em>)")
         parts.append("</p>")
         if d.condition:
             some_s = f" for some index set {self.math('S')}" if has_index_set(d) else ""

@@ -18,15 +18,17 @@ from .common import (
     SOURCE_COLORS,
     STATE_COLORS,
     candidate_groups,
+    citation_text,
     facts_rows,
     has_index_set,
     node_id,
+    shown_source,
     summary_rows,
     text_pieces,
     used_graph,
     verdict_word,
 )
-from .escape import latex_math, latex_text
+from .escape import is_safe_math, latex_math, latex_text
 from .model import QueryAnswer, Report
 from .plainmath import prose, tidy
 
@@ -229,8 +231,8 @@ def graph_tikz(report: Report) -> list[str]:
             for col, rid in enumerate(chunk):
                 r = report.library.results[rid]
                 fill = _tikz_color(STATE_COLORS[states.get(rid, NodeState.NOT_TRIED)])
-                border = _tikz_color(SOURCE_COLORS[r.source])
-                dash = ",dashed" if r.source == "library" else ""
+                border = _tikz_color(SOURCE_COLORS[shown_source(r)])
+                dash = ",dashed" if shown_source(r) != "paper" else ""
                 x = col - (len(chunk) - 1) / 2
                 lines.append(f"\\node[fill={fill},draw={border}{dash}] ({node_id(rid)}) at ({x:.2f},{row:g}) "
                              f"{{\\hyperref[{_label(rid)}]{{{escape_text(r.label)}}}}};")
@@ -265,6 +267,20 @@ def activation_figures(report: Report) -> list[str]:
 _NEEDSPACE = "\\needspace{6\\baselineskip}"
 
 
+_TEXT_IN_MATH = re.compile(r"\\text\{([^{}$]*)\}")
+
+
+def _breakable_math(latex: str) -> str:
+    """Math for a narrow table cell: its top-level ``\\text{...}`` words set as text, where lines may
+    break (one ``\\text`` box cannot), when every math piece stays whole; else the math as it is."""
+    pieces = _TEXT_IN_MATH.split(latex)
+    maths = [p.strip() for p in pieces[::2]]
+    if len(pieces) == 1 or not all(is_safe_math(m) for m in maths if m):
+        return latex_math(latex)
+    return " ".join(latex_math(p.strip()) if i % 2 == 0 else latex_text(p.strip())
+                    for i, p in enumerate(pieces) if p.strip())
+
+
 def _label(rid: str) -> str:
     return "res:" + re.sub(r"[^A-Za-z0-9-]", "-", rid)
 
@@ -287,12 +303,12 @@ class LatexRenderer:
         for rid in ids:
             r = self.library.results[rid]
             name, number = result_name(r.kind, r.label)
-            title = f"{latex_prose(r.title)}; \\emph{{{escape_text(r.source)}}}"
+            title = f"{latex_prose(r.title)}; \\emph{{{escape_text(shown_source(r))}}}"
             begin = (f"\\begin{{result}}{{{name}}}{{{escape_text(number)}}}{{{title}}}" if number is not None
                      else f"\\begin{{result*}}{{{escape_text(r.label)}}}{{{title}}}")
             end = "\\end{result}" if number is not None else "\\end{result*}"
             lines += [f"{begin}\\label{{{_label(rid)}}}", self.text(r.statement),
-                      f"\\par\\noindent{{\\small Source: {escape_text(r.citation)}.}}", end]
+                      f"\\par\\noindent{{\\small Source: {escape_text(citation_text(r))}.}}", end]
         return lines
 
     def text(self, text: str) -> str:
@@ -328,26 +344,29 @@ class LatexRenderer:
             lines += [_NEEDSPACE, "\\section*{Activations}", *figures]
         lines += ["\\appendix", _NEEDSPACE, "\\section{Results used}\\label{app:results}",
                   "Results marked \\emph{paper} are from Mijoski and Karbevski (2026); results marked \\emph{library} "
-                  "are symabsorb's own lemmas."]
+                  "are symabsorb's own lemmas, proved in docs/theorems.md; results marked \\emph{user} come from a "
+                  "\\texttt{-{}-theorems} directory."]
         lines += self.references(node.cited())
         graph = graph_tikz(node)
         if graph:  # heading, legend and picture on one page
             lines += ["\\clearpage", "\\section{Lemma graph}\\label{app:graph}",
-                      "The part of the result library these queries used. Border: blue = paper, purple (dashed) = "
-                      "library; fill: green = applied, pale green = also applicable, red = a hypothesis failed, "
+                      "The part of the result library these queries used. Border: blue = paper, purple (dashed) = library, "
+                      "orange (dashed) = user; fill: green = applied, pale green = also applicable, "
+                      "red = a hypothesis failed, "
                       "yellow = a hypothesis undecided, blue = cited, white = not tried. An arrow goes from a result "
                       "to one that uses it.", "", *graph]
         return lines
 
     def summary(self, report: Report) -> list[str]:
         """The summary table (booktabs): query, question, verdict, result, condition, scope."""
-        lines = ["\\section*{Summary}\\label{summary}", "{\\footnotesize\\setlength\\tabcolsep{3pt}",
+        lines = ["\\section*{Summary}\\label{summary}",
+                 "{\\footnotesize\\setlength\\tabcolsep{3pt}\\binoppenalty=0\\relpenalty=0\\sloppy",
                  "\\begin{longtable}{@{}>{\\raggedright}p{2.7cm}>{\\raggedright}p{2.1cm}>{\\raggedright}p{1.9cm}"
                  ">{\\raggedright}p{2.0cm}>{\\raggedright}p{3.8cm}>{\\raggedright\\arraybackslash}p{2.3cm}@{}}",
                  "\\toprule", "query & question & verdict & result & condition & scope\\\\", "\\midrule\\endhead"]
         for i, row in enumerate(summary_rows(report), start=1):
             result = self.cite(row.result) if row.result else "---"
-            condition = latex_math(row.condition) if row.condition else "---"
+            condition = _breakable_math(row.condition) if row.condition else "---"
             query = escape_text(row.query).replace("\\_", "\\_\\allowbreak{}")
             lines.append(f"\\hyperref[q:{i}]{{\\texttt{{{query}}}}} & {escape_text(row.question)} & "
                          f"\\textbf{{{escape_text(row.verdict)}}} & {result} & {condition} & {latex_prose(row.scope)}\\\\")
@@ -365,7 +384,8 @@ class LatexRenderer:
     def _(self, d: Derivation) -> list[str]:
         head = f"\\textbf{{Verdict: {escape_text(verdict_word(d))}}} (scope: {latex_prose(d.scope)})"
         if d.decided_by:
-            head += f", decided by {self.cite(d.decided_by)}, \\emph{{{escape_text(d.source or '')}}}"
+            source = shown_source(self.library.results[d.decided_by])
+            head += f", decided by {self.cite(d.decided_by)}, \\emph{{{escape_text(source)}}}"
         lines = [head + ".", ""]
         if d.condition:
             some_s = " for some index set $S$" if has_index_set(d) else ""

@@ -15,9 +15,11 @@ from .common import (
     SOURCE_COLORS,
     STATE_COLORS,
     candidate_groups,
+    citation_text,
     facts_rows,
     has_index_set,
     node_id,
+    shown_source,
     summary_rows,
     text_pieces,
     used_graph,
@@ -69,7 +71,8 @@ class MarkdownRenderer:
             lines += self.render(a)
             lines.append("")
         lines += ["## Lemma graph", "", "The part of the result library these queries used. Border: blue = paper, "
-                  "purple = library; fill: green = applied, pale green = also applicable, red = a hypothesis failed, "
+                  "purple = library, orange = user (a --theorems directory); fill: green = applied, pale green = also "
+                  "applicable, red = a hypothesis failed, "
                   "yellow = a hypothesis undecided, blue = cited, white = not tried.", "", "```mermaid",
                   *mermaid(node), "```", ""]
         lines += ["## References", ""]
@@ -77,7 +80,7 @@ class MarkdownRenderer:
             r = self.library.results[rid]
             lines.append(f'<a id="ref-{rid}"></a>')
             lines.append(f"- **{markdown_text(r.label)}** — {markdown_text(r.title)} ({markdown_text(r.kind)}; "
-                         f"*{markdown_text(r.source)}*: {markdown_text(r.citation)}). {self.cite(r.statement)}")
+                         f"*{markdown_text(shown_source(r))}*: {markdown_text(citation_text(r))}). {self.cite(r.statement)}")
             lines.append("")
         return lines
 
@@ -108,7 +111,7 @@ class MarkdownRenderer:
         by = ""
         if node.decided_by:
             r = self.library.results[node.decided_by]
-            by = f" — decided by [{markdown_text(r.label)}](#ref-{r.id}) (*{markdown_text(r.source)}*)"
+            by = f" — decided by [{markdown_text(r.label)}](#ref-{r.id}) (*{markdown_text(shown_source(r))}*)"
         lines = [f"**Verdict: {markdown_text(verdict_word(node))}** (scope: {markdown_text(node.scope)}){by}.", ""]
         if node.condition:
             some_s = " for some index set $S$" if has_index_set(node) else ""
@@ -208,8 +211,8 @@ def mermaid(report: Report) -> list[str]:
     for rid in nodes:
         r = report.library.results[rid]
         fill = STATE_COLORS[states.get(rid, NodeState.NOT_TRIED)]
-        dash = ",stroke-dasharray: 5 3" if r.source == "library" else ""
-        lines.append(f"  style {node_id(rid)} fill:{fill},stroke:{SOURCE_COLORS[r.source]},stroke-width:2px{dash}")
+        dash = ",stroke-dasharray: 5 3" if shown_source(r) != "paper" else ""
+        lines.append(f"  style {node_id(rid)} fill:{fill},stroke:{SOURCE_COLORS[shown_source(r)]},stroke-width:2px{dash}")
     return lines
 
 

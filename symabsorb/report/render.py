@@ -12,6 +12,7 @@ import importlib.util
 import json
 
 from ..theory.library import Library
+from .common import citation_text, shown_source
 from .escape import json_safe
 from .model import QueryAnswer, Report
 
@@ -116,7 +117,7 @@ def render_answer(answer: QueryAnswer, library: Library, fmt: str, *, fragment: 
         def entry(rid: str) -> list[str]:
             r = library.results[rid]
             return [f'<a id="ref-{rid}"></a>', f"- **{markdown_text(r.label)}** — {markdown_text(r.title)} "
-                    f"(*{markdown_text(r.source)}*: {markdown_text(r.citation)}).", ""]
+                    f"(*{markdown_text(shown_source(r))}*: {markdown_text(citation_text(r))}).", ""]
 
         lines = MarkdownRenderer(library).render(answer)
         if cited:

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from ..theory.derivation import NodeState
 from ..theory.library import Library, Result
-from .common import SOURCE_COLORS, STATE_COLORS, used_graph
+from .common import SOURCE_COLORS, STATE_COLORS, shown_source, used_graph
 from .escape import html_text as escape  # the one HTML escaper (symabsorb.report.escape)
 from .layout import Layout, layout_dag
 from .model import Report
@@ -92,16 +92,16 @@ def draw_graph(library: Library, nodes: Sequence[str], edges: Sequence[tuple[str
         nw = lay.widths[rid]
         x, y = lay.x[rid] - nw / 2, lay.y[rid]
         opened = is_open_problem(r)
-        dash = ' stroke-dasharray="5 3"' if r.source == "library" else ""
+        dash = ' stroke-dasharray="5 3"' if shown_source(r) != "paper" else ""
         what = "open problem; " if opened else ""
-        title = f"{r.label}: {r.title} ({r.source}; {what}{state.value})"
+        title = f"{r.label}: {r.title} ({shown_source(r)}; {what}{state.value})"
         attrs = (f' class="lg-node" data-i="{index[rid]}" data-state="{escape(state.value)}" '
-                 f'data-source="{escape(r.source)}" data-open="{"yes" if opened else "no"}"')
+                 f'data-source="{escape(shown_source(r))}" data-open="{"yes" if opened else "no"}"')
         if interactive:
             attrs += f' tabindex="0" role="button" aria-label="{escape(title)}"'
         box = (f'<g{attrs}><title>{escape(title)}</title>'
                f'<rect x="{x:.1f}" y="{y:.1f}" width="{nw:.1f}" height="{_H:.0f}" rx="7" fill="{node_fill(r, state)}" '
-               f'stroke="{SOURCE_COLORS.get(r.source, "#444")}" stroke-width="2.2"{dash}/>'
+               f'stroke="{SOURCE_COLORS[shown_source(r)]}" stroke-width="2.2"{dash}/>'
                f'<text x="{x + nw / 2:.1f}" y="{y + _H / 2 + 4:.1f}" text-anchor="middle" font-size="12" '
                f'font-family="sans-serif">{escape(r.label)}</text>')
         box += "</g>"

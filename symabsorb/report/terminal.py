@@ -17,7 +17,7 @@ import sympy as sp
 from ..analysis.engine import ActivationFacts
 from ..theory.derivation import Derivation, DerivationStep, NodeState, Scope, Verdict, Witness
 from ..theory.library import Library
-from .common import VERDICT_TEXT, facts_rows, has_index_set, text_pieces
+from .common import VERDICT_TEXT, facts_rows, has_index_set, shown_source, text_pieces
 from .escape import terminal_text
 from .model import QueryAnswer, Report
 from .plainmath import plain_expr, plain_math, prose
@@ -188,7 +188,7 @@ def _derivation_lines(d: Derivation, library: Library, verbose: bool = False) ->
     head = f"{VERDICT_TEXT[d.verdict]} ({d.scope})"
     if d.decided_by:
         r = library.results[d.decided_by]
-        head += f" — decided by {r.label} ({r.source})"
+        head += f" — decided by {r.label} ({shown_source(r)})"
     sections: list[tuple[str, str]] = []
     if d.condition:
         some_s = " for some index set S of units (numbered from 0)" if has_index_set(d) else ""
