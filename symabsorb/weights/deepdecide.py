@@ -232,8 +232,14 @@ def _open_these(derivation: Derivation, rid: str, why: str) -> Derivation:
 
 def fd_step_text(cert: FDCertificate) -> str:
     how = f"modulo the prime {cert.prime} (a lower bound of the rank over Q)" if cert.prime else "over Q"
-    pts = (f"{len(cert.points)} rational points, 2 in each of the {cert.sectors} sectors of the refined kink "
-           "arrangement" if cert.sectors else f"{len(cert.points)} rational points")
+    if cert.sectors and len(cert.points) == 2 * cert.sectors:
+        pts = (f"{len(cert.points)} rational points, 2 in each of the {cert.sectors} sectors of the refined kink "
+               "arrangement")
+    elif cert.sectors:
+        pts = (f"{len(cert.points)} rational points (of 2 in each of the {cert.sectors} sectors of the refined kink "
+               "arrangement, those where no pre-activation vanishes)")
+    else:
+        pts = f"{len(cert.points)} rational points"
     return (f"Theorem FD's certificate: {pts}, every pre-activation at every layer decided nonzero exactly; the exact "
             f"Jacobian in $(U, W)$ ({cert.columns} columns) has rank {cert.rank} {how}, and "
             f"Lemma F's bound (general formula, $r_k = \\min(d, m_k, m_{{k+1}})$) is $D_{{\\mathrm{{free}}}} = "
