@@ -1400,6 +1400,104 @@ except BaseException as e:
 for i, expr in enumerate(API):
     A("api", f"api-{i}-{expr[10:40]}", [], py=API_WRAP.replace("{expr}", expr).replace("{expr!r}", repr(expr)),
       expect=(0,), budget=30, hard=60)
+
+# ---- round 4 (issue 26 §2): links, Hugging Face snapshots, kernel files, waits, forged numbers ---------
+R4_OUT = "/tmp/redteam-outside-r4"
+
+
+def _st(path: Path, m: int, prefix: str = "model.decoder.layers.0.") -> None:
+    import numpy as np
+    from safetensors.numpy import save_file
+    rng = np.random.default_rng(m)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_file({prefix + "fc1.weight": (rng.integers(-8, 9, size=(m, 3)) / 8).astype(np.float32),
+               prefix + "fc2.weight": (rng.integers(-8, 9, size=(3, m)) / 8).astype(np.float32),
+               prefix + "final_layer_norm.weight": np.ones(3, dtype=np.float32)}, str(path))
+
+
+def _r4_outside(d: Path) -> None:
+    _st(Path(R4_OUT) / "secret.safetensors", 6, prefix="model.decoder.layers.7.")
+    w(Path(R4_OUT) / "config.json", '{"model_type": "opt", "activation_function": "silu"}')
+
+
+def _hub(d: Path) -> None:
+    """models--org--name/{blobs,refs/main,snapshots/<rev>/...}: every snapshot file a link to a blob."""
+    import hashlib
+    repo = d / "models--org--name"
+    snap = repo / "snapshots" / "rev0"
+    for rel, m in (("model.safetensors", 4), ("text_encoder/model.safetensors", 5), ("unet/model.safetensors", 7)):
+        tmp = d / "scratch" / rel
+        _st(tmp, m)
+        data = tmp.read_bytes()
+        sha = hashlib.sha256(data).hexdigest()
+        w(repo / "blobs" / sha, data)
+        (snap / rel).parent.mkdir(parents=True, exist_ok=True)
+        os.symlink(os.path.join(*[".."] * (len(Path(rel).parts) + 1), "blobs", sha), snap / rel)
+    w(repo / "refs" / "main", "rev0")
+    shutil.rmtree(d / "scratch")
+
+
+def _hub_names(d: Path, o: Outcome) -> str | None:
+    try:
+        layers = json.loads((d / "o.json").read_text())["layers"]
+    except Exception as err:
+        return f"no JSON ({type(err).__name__})"
+    got = {Path(r["file"]).relative_to(d / "models--org--name/snapshots/rev0").as_posix(): r.get("m") for r in layers}
+    want = {"model.safetensors": 4, "text_encoder/model.safetensors": 5, "unet/model.safetensors": 7}
+    return None if got == want else f"layers {got} (want {want})"
+
+
+A("files", "r4-hub-snapshot", ["scan", "models--org--name/snapshots/rev0", "--in-process", "--json", "o.json"],
+  setup=_hub, expect=(0,), check=all_checks(_hub_names, absent_in_output("blobs", files=("o.json",))))
+A("files", "r4-scan-link-out", ["scan", "ck", "--in-process", "--json", "o.json"],
+  setup=lambda d: (_r4_outside(d), _st(d / "ck" / "model.safetensors", 4),
+                   os.symlink(R4_OUT + "/secret.safetensors", d / "ck" / "evil.safetensors")),
+  expect=(1,), check=absent_in_output("layers.7", files=("o.json",)))
+A("files", "r4-scan-config-link-out", ["scan", "ck", "--in-process", "--json", "o.json"],
+  setup=lambda d: (_r4_outside(d), _st(d / "ck" / "model.safetensors", 4),
+                   os.symlink(R4_OUT + "/config.json", d / "ck" / "config.json")),
+  expect=(1,), check=absent_in_output("silu", files=("o.json",)))
+A("files", "r4-scan-subfolder-same-basename", ["scan", "ck", "--in-process", "--json", "o.json"],
+  setup=lambda d: (_st(d / "ck" / "model.safetensors", 4), _st(d / "ck" / "unet" / "model.safetensors", 7)),
+  expect=(0,), check=lambda d, o: None if sorted(r["m"] for r in json.loads((d / "o.json").read_text())["layers"])
+  == [4, 7] else "a subfolder's file decided as another")
+for target in ("/proc/kmsg", "/proc/self/status", "/proc/self/mem", "/sys/kernel/mm/transparent_hugepage/enabled",
+               "/dev/zero", "/dev/stdin", "/dev/tty"):
+    A("hang", f"r4-config-{target}", ["scan", "ck", "--in-process", "--budget", "3", "--allow-outside"],
+      setup=lambda d, t=target: (_st(d / "ck" / "model.safetensors", 4), os.symlink(t, d / "ck" / "config.json")),
+      expect=(0, 1), budget=3, hard=30)
+    A("hang", f"r4-weights-{target}", ["scan", "ck", "--in-process", "--budget", "3", "--allow-outside"],
+      setup=lambda d, t=target: ((d / "ck").mkdir(), os.symlink(t, d / "ck" / "w.safetensors")),
+      expect=(0, 1), budget=3, hard=30)
+    A("hang", f"r4-spec-weights-{target}", ["prove", "s.absorb", "--budget", "3", "--allow-outside"],
+      setup=spec(f'block b {{ activation: relu weights: "{target}.npz" }}\nabsorb b\n'), expect=BAD, budget=3,
+      hard=30)
+A("exit3", "r4-config-4301-digits", ["scan", "ck", "--in-process", "--budget", "10"],
+  setup=lambda d: (_st(d / "ck" / "model.safetensors", 4),
+                   w(d / "ck" / "config.json", '{"model_type": "opt", "layer_norm_eps": ' + "9" * 5000 + "}")),
+  expect=(0, 1), budget=10)
+
+
+def _forged_report(value: str) -> Callable[[Path], None]:
+    def setup(d: Path) -> None:
+        import numpy as np
+        from safetensors.numpy import save_file
+        (d / "ck").mkdir()
+        save_file({"W_up": np.array([[1, 0], [0, 1], [1, 1]], dtype=np.float32),
+                   "W_down": np.array([[-1, 0, 0], [0, -1, 0]], dtype=np.float32)}, str(d / "ck" / "w.safetensors"))
+        subprocess.run([PY, "-m", "symabsorb", "scan", "ck", "--in-process", "--activation", "relu", "--json",
+                        "ck/r.json"], cwd=d, capture_output=True, env=dict(os.environ, SYMABSORB_NO_REPLAY="1"))
+        data = json.loads((d / "ck" / "r.json").read_text())
+        for q in data["queries"]:
+            if q["derivation"].get("certificate"):
+                q["derivation"]["certificate"]["target"]["nonzero"][0][2] = value
+        (d / "ck" / "r.json").write_text(json.dumps(data))
+    return setup
+
+
+for value in ("1e999999999", "-1e-999999999", "9" * 9999 + "e9999", "1e0000000000000000000001"):
+    A("slow", f"r4-verify-forged-{value[:16]}", ["verify", "ck/r.json", "--budget", "5"], setup=_forged_report(value),
+      expect=(1,), budget=5, hard=60)
 # ATTACKS-END-PART2
 # ATTACKS-END
 

@@ -131,8 +131,10 @@ def _shown_rel(file: str, directory: str) -> str:
 
 def weight_files(directory: Path) -> list[Path]:
     """The weight files under ``directory`` by the names they are listed under (links not resolved:
-    a link is confined and read by :func:`scan`, and reported under its own name)."""
-    return sorted(p for p in directory.rglob("*") if p.suffix.lower() in WEIGHT_SUFFIXES and p.is_file())
+    a link is confined and read by :func:`scan`, and reported under its own name). Anything but a
+    directory is listed, so a FIFO, a device or a dangling link named ``*.safetensors`` is a skipped
+    line with its reason, never silently passed over."""
+    return sorted(p for p in directory.rglob("*") if p.suffix.lower() in WEIGHT_SUFFIXES and not p.is_dir())
 
 
 def _confined(name: Path, root: Path) -> tuple[bool, str | None]:
@@ -158,6 +160,10 @@ def _confined(name: Path, root: Path) -> tuple[bool, str | None]:
 
 
 # ---- config.json (untrusted input) ---------------------------------------------------------------------
+
+
+#: How a config.json that is not read at all (a link out, a loop) begins: listed as skipped too.
+_CONFIG_REFUSED = "config.json beside the weights is refused: "
 
 
 class _LongNumber(ValueError):
@@ -196,7 +202,7 @@ def read_config(folder: Path, root: Path | None = None) -> tuple[dict[str, Any],
     if root is not None:
         _outside, refused = _confined(path, root)
         if refused is not None:
-            return {}, f"config.json beside the weights: {refused}; its values are not used"
+            return {}, f"{_CONFIG_REFUSED}{refused}; its values are not used"
     try:
         raw = read_input(path, None, "config.json", max_bytes=MAX_CONFIG_BYTES, expected="a JSON object")
         data = json.loads(raw.decode("utf-8"), parse_int=_bounded_int, parse_float=_bounded_float)
@@ -521,7 +527,7 @@ def scan(directory: Path, store: Any, executor: Any, activation: str | None = No
         if name.parent not in configs:
             configs[name.parent] = read_config(name.parent, root)
             problem = configs[name.parent][1]
-            if problem is not None and "not read" in problem:
+            if problem is not None and problem.startswith(_CONFIG_REFUSED):
                 skipped.append((str(name.parent / "config.json"), problem))
         config, problem = configs[name.parent]
         try:
