@@ -581,7 +581,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     sc = command("scan", "decide every MLP layer of every weight file under a directory (in this process; Dask with "
                  "--workers/--scheduler)", cmd_scan,
-                 "cluster", "cluster-run")
+                 "cluster", "cluster-run",
+                 description="Exit codes: 0 every weight file and layer group under DIR was decided; 1 something was "
+                 "skipped, each on one `skipped` line with its reason and a hint (a file not read: a link out of DIR "
+                 "without --allow-outside, not a regular file, unreadable; a layer group no layout matches; a layer "
+                 "that failed or ran out of budget; no weight file at all); 2 bad input or usage (DIR not a "
+                 "directory, an unreachable scheduler or one without workers).")
     sc.add_argument("dir", metavar="DIR", help="a directory of .safetensors / .npz / .pt files")
     sc.add_argument("--activation", metavar="NAME", help="the activation of every layer (default: from the tensor "
                     "names: swiglu with a gate, else gelu or the family's usual one)")

@@ -352,3 +352,53 @@ def test_an_assumed_norm_placement_is_said_and_the_other_placement_shown(tmp_pat
     (layer,) = data["layers"]
     assert layer["norm"] == "post-ln" and "norm_assumed" not in layer and "placements" not in layer
     assert "assumed (no config.json" not in out
+
+
+# ---- issue 28 rows 7 and 8: unknown layouts, exit codes, scan then verify in place --------------------------
+
+
+def test_unknown_and_fused_layouts_are_one_line_per_group_with_a_hint(tmp_path: Path) -> None:
+    """A Phi-3-style fused ``gate_up_proj``: one skipped line per layer group, naming the tensor found
+    where the layout's up projection should be; a file of no layer at all: one line; exit 1."""
+    np = require_module("numpy", "weights")
+    ck = tmp_path / "ck"
+    fused = {}
+    for i in range(2):
+        fused[f"model.layers.{i}.mlp.gate_up_proj.weight"] = np.ones((8, 2), dtype=np.float32)
+        fused[f"model.layers.{i}.mlp.down_proj.weight"] = np.ones((2, 4), dtype=np.float32)
+    _save(ck / "phi3.safetensors", fused)
+    _save(ck / "emb.safetensors", {"embed.weight": np.ones((2, 2), dtype=np.float32)})
+    out_json = tmp_path / "o.json"
+    code, out, err, data = _scan_json(str(ck), "--in-process", "--json", str(out_json))
+    assert code == 1, out + err
+    assert data is not None and data["layers"] == []
+    lines = [why for file, why in data["skipped"]]
+    phi = [why for file, why in data["skipped"] if file.endswith("phi3.safetensors")]
+    assert len(phi) == 2 and all("gate_up_proj" in why and "hint:" in why for why in phi), phi
+    emb = [why for file, why in data["skipped"] if file.endswith("emb.safetensors")]
+    assert len(emb) == 1 and "hint:" in emb[0], lines
+    assert out.count("skipped ") == 3
+
+
+def test_an_empty_directory_says_so_and_exits_1(tmp_path: Path) -> None:
+    (tmp_path / "ck").mkdir()
+    code, out, err, _ = run_cli("scan", str(tmp_path / "ck"), "--in-process")
+    assert code == 1 and "no weight files" in out, out + err
+
+
+@pytest.mark.parametrize("where", ["inside", "cwd-inside", "above"])
+def test_scan_then_verify_round_trips_as_is(tmp_path: Path, where: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    np = require_module("numpy", "weights")
+    ck = tmp_path / "ck"
+    _save(ck / "sub" / "w.safetensors", {"W_up": np.array([[1, 0], [0, 1], [1, 1]], dtype=np.float32),
+                                         "W_down": np.array([[-1, 0, 0], [0, -1, 0]], dtype=np.float32)})
+    if where == "cwd-inside":
+        monkeypatch.chdir(ck)
+        scanned, report = ".", "scan.json"
+    else:
+        monkeypatch.chdir(tmp_path)
+        scanned, report = "ck", ("ck/scan.json" if where == "inside" else "scan.json")
+    code, out, err, _ = run_cli("scan", scanned, "--in-process", "--activation", "relu", "--json", report)
+    assert code == 0, out + err
+    code, out, err, _ = run_cli("verify", report)
+    assert code == 0 and "1 of 1" in out, out + err

@@ -26,7 +26,7 @@ from ..budget import BudgetExhausted
 from .budget import run_with_cpu_budget
 from .classify import case_id
 
-__all__ = ["LAYOUTS", "WEIGHT_SUFFIXES", "Layout", "ScanTask", "find_layers", "read_config", "scan_task",
+__all__ = ["LAYOUTS", "WEIGHT_SUFFIXES", "Layout", "ScanTask", "find_layers", "group_hint", "read_config", "scan_task",
            "verify_view", "weight_files"]
 
 WEIGHT_SUFFIXES = (".safetensors", ".npz", ".pt", ".pth", ".bin")
@@ -313,6 +313,35 @@ def find_layers(path: Path, names: Sequence[str], activation: str | None, budget
     return tasks, missing
 
 
+#: How to decide a layer no layout names: the spec language names any tensors.
+_SPEC_HINT = ("decide it in a spec: `block b { activation: ... weights: \"FILE\" prefix: \"...\" up: \"...\" "
+              "down: \"...\" }`")
+
+
+def group_hint(group: str, keys: set[str] | Sequence[str]) -> str:
+    """Why no layout took the layer group ``group`` (a prefix such as ``model.layers.3.``), from the
+    layouts' own tensor names: a layout's down projection present without its up (or gate)
+    projection names the tensors found beside it instead (a fused ``gate_up_proj``, a renamed one)."""
+    members = sorted(k for k in keys if k.startswith(group))
+    for layout in LAYOUTS:
+        for key in members:
+            if not key.endswith(layout.down):
+                continue
+            prefix = key[: -len(layout.down)]
+            lacking = [t for t in (layout.up, layout.gate if layout.gated else None)
+                       if t is not None and prefix + t not in members]
+            if not lacking:
+                continue
+            folder = layout.down.rpartition(".")[0].rpartition(".")[0]  # `mlp.down_proj.weight` -> `mlp`
+            beside = [k[len(prefix):] for k in members if k != key and k[len(prefix):].startswith(folder)]
+            shown = ", ".join(f"`{b[:60]}`" for b in beside[:4]) or "no other tensor"
+            return (f"`{layout.down}` is the {layout.name} layout's down projection, but "
+                    + " and ".join(f"`{t}`" for t in lacking) + f" {'is' if len(lacking) == 1 else 'are'} not beside "
+                    f"it ({shown} {'is' if len(beside) <= 1 else 'are'}); a fused or "
+                    "renamed projection: store the layout's tensors, or " + _SPEC_HINT)
+    return (f"no layout ({', '.join(lay.name for lay in LAYOUTS)}) names its MLP tensors; " + _SPEC_HINT)
+
+
 def _task(path: Path, directory: Path, prefix: str, layout: Layout, keys: set[str], activation: str | None,
           budget: float | None, config: dict[str, Any], config_problem: str | None, taken: set[str],
           digest: Callable[[], str], allow_outside: bool = False) -> ScanTask | None:
@@ -518,7 +547,9 @@ def scan(directory: Path, store: Any, executor: Any, activation: str | None = No
     taken: set[str] = set()
     configs: dict[Path, tuple[dict[str, Any], str | None]] = {}
     root = directory.resolve()
+    listed_any = False
     for path in weight_files(directory):
+        listed_any = True
         name = root / _rel(path, directory)  # reported under this name (a snapshot's, not its blob's)
         allow_outside, refused = _confined(name, root)
         if refused is not None:
@@ -542,11 +573,14 @@ def scan(directory: Path, store: Any, executor: Any, activation: str | None = No
         except SymabsorbError as err:
             skipped.append((str(name), str(err).splitlines()[0]))
             continue
-        if not found:
-            skipped.append((str(name), "no tensor names matched an MLP layer layout"))
-        for group in missing:
-            skipped.append((str(name), f"tensor group `{group[:80]}` matches no MLP layout"))
+        if not found and not missing:
+            skipped.append((str(name), "no tensor names matched an MLP layer layout; hint: " + group_hint("", names)))
+        for group in missing:  # one line per layer group, with why no layout took it
+            skipped.append((str(name), f"tensor group `{group[:80]}` matches no MLP layout; hint: "
+                            + group_hint(group, names)))
         tasks.extend(found)
+    if not listed_any:
+        skipped.append((str(directory), "no weight files (" + ", ".join(WEIGHT_SUFFIXES) + ") under it"))
     pending = [(scan_task, t) for t in tasks if t.id not in store]
     done = len(tasks) - len(pending)
     if progress is not None:

@@ -328,7 +328,10 @@ def _verify(report: Path, weights_dir: Path | None) -> VerifyOutcome:
         raise
     except SymabsorbError as err:
         raise SpecValueError(f"the spec embedded in `{report}` does not resolve: {str(err).splitlines()[0]}", None,
-                             "a spec that does not resolve", "verify re-derives each question from the spec") from None
+                             "a spec that does not resolve", "verify re-derives each question from the spec",
+                             "positions are in the report's embedded spec (`spec.text`), resolved as if it were a "
+                             "file beside the report (no such file is needed); for weights files outside the report's "
+                             "directory, write the report in (or above) their directory, or pass --allow-outside") from None
     if blocks is None:
         raise SpecValueError(f"`{report}` embeds no spec text", None, "no `spec.text`",
                              "the output of `symabsorb prove --format json`, which embeds its spec")
