@@ -36,7 +36,7 @@ Mat = list[list[Fraction]]
 
 #: The most work one decision may do, in units of d²(d + k) per exact rank (a count, not a time: answers do not
 #: depend on the machine; the command's CPU budget applies on top).
-WORK_CAP = 20_000_000
+WORK_CAP = 4_000_000
 
 
 def _fmpq_mat(rows: Sequence[Sequence[Fraction]], ncols: int) -> Any:
@@ -264,6 +264,35 @@ def _zero_one(a: Atoms, doubled: tuple[int, ...], free: list[int]) -> tuple[bool
     return res.found, flipped, res.proof
 
 
+def _enumerate_signs(a: Atoms, js: tuple[int, ...], free: list[int], r_max: int) -> \
+        tuple[tuple[int, ...] | None, int, int]:
+    """Signs of the ``free`` atoms in Gray-code order, ``D^J_s Π_J`` updated by one ``±2 G_α Π_J`` per step (exact,
+    python-flint): ``(signs with rank ≤ r_max or None, least rank seen, ranks computed)``."""
+    import flint
+
+    d = a.d
+    pi = _fmpq_mat(_projector(a, js), d)
+    signs = [0 if i in js else 1 for i in range(a.k)]
+    dp = _fmpq_mat(_d_matrix(a, js, signs), d) * pi
+    gp = {al: _fmpq_mat(a.g(al), d) * pi for al in free}
+    two = flint.fmpq(2)
+    best = d + 1
+    count = 0
+    n = len(free)
+    for step in range(2 ** n):
+        if step:
+            bit = (step & -step).bit_length() - 1  # Gray code: flip the lowest set bit's atom
+            al = free[bit]
+            dp += gp[al] * (two * signs[al])  # s: +1 -> -1 adds 2G, -1 -> +1 subtracts it
+            signs[al] = -signs[al]
+        count += 1
+        rank = int(dp.rank())
+        best = min(best, rank)
+        if rank <= r_max:
+            return tuple(signs), best, count
+    return None, best, count
+
+
 def decide_width(a: Atoms, width: int, cap: int = WORK_CAP) -> DegenerateSearch:
     """Is ``R`` a residual-free block of width ``width``? Theorem D's procedure: the counting bounds first,
     then every independent ``J`` with ``|J| ≤ min(width − k − ε, d)``: a free rank bound, an exact 0/1 system
@@ -333,19 +362,12 @@ def decide_width(a: Atoms, width: int, cap: int = WORK_CAP) -> DegenerateSearch:
                 continue
             if work + unit * 2 ** len(free) > cap:
                 return over(f"the sign enumeration for J = {list(js)} (2^{len(free)} exact ranks)")
-            best = d + 1
-            for combo in itertools.product((1, -1), repeat=len(free)):
-                work += unit
-                signs_l = [0] * a.k
-                for al in range(a.k):
-                    if al not in js:
-                        signs_l[al] = 1
-                for al, s in zip(free, combo, strict=True):
-                    signs_l[al] = s
-                rank = _rank_projected(a, _d_matrix(a, js, signs_l), js)
-                best = min(best, rank)
-                if rank <= r_max:
-                    return DegenerateSearch(True, width, Choice(js, tuple(signs_l), rank), work=work)
+            found_signs, best, spent = _enumerate_signs(a, js, free, r_max)
+            work += unit * spent
+            if found_signs is not None:
+                rank = _rank_projected(a, _d_matrix(a, js, found_signs), js)
+                assert rank <= r_max, "the incremental rank must agree with the direct one"
+                return DegenerateSearch(True, width, Choice(js, found_signs, rank), work=work)
             cert.append({"J": list(js), "r_max": r_max, "method": f"signs (2^{len(free)})", "min_rank": best})
     if undecided:
         return DegenerateSearch(None, width, reason=undecided, work=work)
@@ -369,8 +391,10 @@ def minimal_width(a: Atoms, cap: int = WORK_CAP) -> MinimalWidth:
     base = a.k + a.eps
     upper = base + 2 * a.d - a.rho
     lower = base
+    spent = 0
     for w in range(base, upper + 1):
-        res = decide_width(a, w, cap)
+        res = decide_width(a, w, max(cap - spent, 1))  # one budget for all the widths tried
+        spent += res.work
         if res.found:
             assert res.choice is not None
             return MinimalWidth(w, w, res.choice)
