@@ -63,3 +63,16 @@ def test_flint_rank_is_the_rank_over_q() -> None:
     assert _flint_rank(sp.zeros(3, 4)) == 0
     assert _flint_rank(sp.Matrix(0, 3, [])) == 0
     assert _flint_rank(sp.Matrix([[sp.sqrt(2), 1]])) is None  # not a Rational: the caller's other path
+
+
+def test_units_in_blocks_equal_the_whole_product() -> None:
+    # FloatSearch.units sums a block of units at a time (memory): the same d x d matrix up to rounding
+    from symabsorb.weights.floatsearch import float_search
+
+    rng = np.random.default_rng(3)
+    w_up, w_down = rng.standard_normal((40, 5)), rng.standard_normal((5, 40))
+    fs = float_search(w_up, w_down, -np.eye(5))
+    x = rng.standard_normal(fs.a_hat.shape[1])
+    whole = fs.units(x, block=10_000)
+    for block in (1, 3, 7, 39):
+        assert np.allclose(fs.units(x, block=block), whole, rtol=1e-12, atol=1e-12)

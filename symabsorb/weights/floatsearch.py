@@ -47,10 +47,20 @@ class FloatSearch:
     #: (no entry extreme: no normalized copies), None when they are normalized copies (w_j = 1)
     unit_weight: Any = None
 
-    def units(self, coefficients: Any) -> Any:
-        """``Σ_j x_j â_j b̂_jᵀ`` (d x d) for coefficients ``x`` in normalized units."""
+    def units(self, coefficients: Any, block: int = 2048) -> Any:
+        """``Σ_j x_j â_j b̂_jᵀ`` (d x d) for coefficients ``x`` in normalized units: ``block`` units at a
+        time, so the scaled copy of ``Â`` is d x block, not a second d x m array (0.4 m² floats at
+        d = 4096, m = 11008, while the m x m factor is alive)."""
+        import numpy as np
+
         x = coefficients if self.unit_weight is None else coefficients * self.unit_weight
-        return (self.a_hat * x[None, :]) @ self.b_hat
+        k = self.a_hat.shape[1]
+        if k <= block:
+            return (self.a_hat * x[None, :]) @ self.b_hat
+        out = np.zeros((self.a_hat.shape[0], self.b_hat.shape[1]))
+        for s0 in range(0, k, block):
+            out += (self.a_hat[:, s0:s0 + block] * x[None, s0:s0 + block]) @ self.b_hat[s0:s0 + block]
+        return out
 
     def released(self) -> FloatSearch:
         """The same summary without the m x m factor and the normalized units (``factor``, ``a_hat``,
