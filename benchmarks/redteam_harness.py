@@ -1484,7 +1484,7 @@ def _forged_report(value: str) -> Callable[[Path], None]:
         from safetensors.numpy import save_file
         (d / "ck").mkdir()
         save_file({"W_up": np.array([[1, 0], [0, 1], [1, 1]], dtype=np.float32),
-                   "W_down": np.array([[-1, 0, 0], [0, -1, 0]], dtype=np.float32)}, str(d / "ck" / "w.safetensors"))
+                   "W_down": np.array([[-1, 0, 1], [0, -1, 2]], dtype=np.float32)}, str(d / "ck" / "w.safetensors"))
         subprocess.run([PY, "-m", "symabsorb", "scan", "ck", "--in-process", "--activation", "relu", "--json",
                         "ck/r.json"], cwd=d, capture_output=True, env=dict(os.environ, SYMABSORB_NO_REPLAY="1"))
         data = json.loads((d / "ck" / "r.json").read_text())

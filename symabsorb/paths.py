@@ -329,12 +329,15 @@ def wall_limit(seconds: float | None, what: str) -> Iterator[None]:
 @contextlib.contextmanager
 def open_regular(path: Path, span: Span | None = None, what: str = "file",
                  max_bytes: int | None = None, expected: str | None = None,
-                 hint: str = "paths are relative to the spec file") -> Iterator[tuple[BinaryIO, int]]:
+                 hint: str = "paths are relative to the spec file",
+                 wall: bool = True) -> Iterator[tuple[BinaryIO, int]]:
     """Open ``path`` for reading if it is a regular file of at most ``max_bytes`` (default: the
     installed ``input-bytes`` limit) and of no pseudo-filesystem; yields ``(binary file, size)``.
     Opened non-blocking, so a FIFO cannot hang the open; checked on the open descriptor, so a swap
     after the check does not help. A name :func:`pinned` in force is not looked up again: its
-    descriptor is read. The body runs under :func:`wall_limit` of the command's budget."""
+    descriptor is read. The body runs under :func:`wall_limit` of the command's budget unless
+    ``wall=False`` (a descriptor held open for :func:`pinned` around work that is not reading: the
+    reads inside, through their own :func:`open_regular`, are bounded each)."""
     budget = current()
     limits = budget.limits
     cap = limits.input_bytes if max_bytes is None else max_bytes
@@ -374,7 +377,7 @@ def open_regular(path: Path, span: Span | None = None, what: str = "file",
         raise
     _track(path, info)
     _notify("read", path, fh.fileno())
-    with fh, wall_limit(budget.seconds, f"reading {what} {shown}"):
+    with fh, wall_limit(budget.seconds if wall else None, f"reading {what} {shown}"):
         yield fh, info.st_size
 
 

@@ -117,8 +117,8 @@ def test_scan_then_verify_round_trips_in_a_snapshot(tmp_path: Path) -> None:
     snap = hub_cache(tmp_path)
     repo = snap.parent.parent
     up = np.array([[1, 0], [0, 1], [1, 1]], dtype=np.float32)
-    for rel, down in (("vae/model.safetensors", [[-1, 0, 0], [0, -1, 0]]),   # absorbable: S = {0, 1}
-                      ("head/model.safetensors", [[1, 0, 0], [0, 1, 0]])):  # no index set
+    for rel, down in (("vae/model.safetensors", [[-1, 0, 1], [0, -1, 2]]),   # absorbable: S = {0, 1}
+                      ("head/model.safetensors", [[1, 0, 1], [0, 1, 2]])):  # no index set
         scratch = tmp_path / "scratch2" / rel
         _save(scratch, {"W_up": up, "W_down": np.array(down, dtype=np.float32)})
         sha = _blob(repo, scratch.read_bytes())
@@ -311,7 +311,7 @@ def test_verify_refuses_a_forged_huge_number_at_once(tmp_path: Path, forged: Any
     np = require_module("numpy", "weights")
     ck = tmp_path / "ck"
     _save(ck / "w.safetensors", {"W_up": np.array([[1, 0], [0, 1], [1, 1]], dtype=np.float32),
-                                 "W_down": np.array([[-1, 0, 0], [0, -1, 0]], dtype=np.float32)})
+                                 "W_down": np.array([[-1, 0, 1], [0, -1, 2]], dtype=np.float32)})
     report = ck / "scan.json"
     code, out, err, data = _scan_json(str(ck), "--in-process", "--activation", "relu", "--json", str(report))
     assert code == 0 and data is not None, out + err
@@ -332,7 +332,7 @@ def test_an_assumed_norm_placement_is_said_and_the_other_placement_shown(tmp_pat
     p = "model.decoder.layers.0."
     # absorbable as a post-LN layer (S = {0, 1} flips to -I), impossible as a pre-LN one (L-pre-norm)
     _save(ck / "model.safetensors", {p + "fc1.weight": np.array([[1, 0], [0, 1], [1, 1]], dtype=np.float32),
-                                     p + "fc2.weight": np.array([[-1, 0, 0], [0, -1, 0]], dtype=np.float32),
+                                     p + "fc2.weight": np.array([[-1, 0, 1], [0, -1, 2]], dtype=np.float32),
                                      p + "final_layer_norm.weight": np.ones(2, dtype=np.float32)})
     out_json = tmp_path / "o.json"
     code, out, err, data = _scan_json(str(ck), "--in-process", "--json", str(out_json))
@@ -391,7 +391,7 @@ def test_scan_then_verify_round_trips_as_is(tmp_path: Path, where: str, monkeypa
     np = require_module("numpy", "weights")
     ck = tmp_path / "ck"
     _save(ck / "sub" / "w.safetensors", {"W_up": np.array([[1, 0], [0, 1], [1, 1]], dtype=np.float32),
-                                         "W_down": np.array([[-1, 0, 0], [0, -1, 0]], dtype=np.float32)})
+                                         "W_down": np.array([[-1, 0, 1], [0, -1, 2]], dtype=np.float32)})
     if where == "cwd-inside":
         monkeypatch.chdir(ck)
         scanned, report = ".", "scan.json"

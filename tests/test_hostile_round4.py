@@ -146,7 +146,7 @@ def certified_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, di
     np = require_module("numpy", "weights")
     ck = tmp_path_factory.mktemp("ck")
     _save(ck / "w.safetensors", {"W_up": np.array([[1, 0], [0, 1], [1, 1]], dtype=np.float32),
-                                 "W_down": np.array([[-1, 0, 0], [0, -1, 0]], dtype=np.float32)})
+                                 "W_down": np.array([[-1, 0, 1], [0, -1, 2]], dtype=np.float32)})
     code, out, err, _ = run_cli("scan", str(ck), "--in-process", "--activation", "relu", "--json",
                                 str(ck / "scan.json"))
     assert code == 0, out + err

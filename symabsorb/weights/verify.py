@@ -134,7 +134,7 @@ def _opened_once(block: Any, base: Path, root: Path) -> Iterator[None]:
     decl = block.weights
     confine(base, decl.file, root, decl.span, "weights file")
     name = base / decl.file  # read by the name (a link keeps its suffix; its target is a blob's hash)
-    with open_regular(name, decl.span, "weights file", max_bytes=MAX_FILE_BYTES) as (fh, _size), \
+    with open_regular(name, decl.span, "weights file", max_bytes=MAX_FILE_BYTES, wall=False) as (fh, _size), \
             pinned({name: fh.fileno()}):
         yield
 
