@@ -1,4 +1,4 @@
-# symabsorb: `make demo` proves the paper example, `make test` runs every check.
+# symabsorb: `make demo` proves the paper example (the verdicts on screen, report.md), `make test` runs every check.
 # Both create a local virtual environment in .venv on first use.
 
 PYTHON ?= python3
@@ -25,6 +25,7 @@ extras: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,all,notebook]' 'torch==$(TORCH_VERSION)'
 
 demo: $(STAMP)
+	$(BIN)/symabsorb prove examples/paper.absorb
 	$(BIN)/symabsorb prove examples/paper.absorb -o report.md
 
 ## Every check. Tests go to the two workers one at a time as they free up (worksteal: no tail where one

@@ -73,6 +73,12 @@ def _inputs(spec_path: str, spec: Any) -> list[Path]:
     return paths
 
 
+def _shown_path(path: Path) -> str:
+    from .report.escape import terminal_text
+
+    return terminal_text(str(path))
+
+
 def _library(args: argparse.Namespace) -> Any:
     from .theory.library import default_library, library_with
 
@@ -80,6 +86,9 @@ def _library(args: argparse.Namespace) -> Any:
     for d in dirs:
         if not d.is_dir():
             raise UsageError(f"--theorems `{d}` is not a directory")
+        if not any(p.name.endswith(".toml") for p in d.iterdir()):
+            print(f"warning: --theorems `{_shown_path(d)}` holds no .toml result file: only the built-in "
+                  "library is used", file=sys.stderr)
     return library_with(dirs) if dirs else default_library()
 
 
@@ -264,10 +273,13 @@ def _warn_missing(fmt: str) -> None:
     optional packages (``report.render.missing_extras``): any other format imports nothing here."""
     if fmt != "html":
         return
+    from .api import _WARNED
     from .report.render import missing_extras
 
     for line in missing_extras(fmt):
-        print(f"warning: {line}", file=sys.stderr)
+        if line not in _WARNED:  # said once: the API's own warning for the same line is then silent
+            _WARNED.add(line)
+            print(f"warning: {line}", file=sys.stderr)
 
 
 def cmd_catalog(args: argparse.Namespace) -> int:
@@ -823,9 +835,30 @@ def _run_or_replay(args: argparse.Namespace) -> int:
     return result
 
 
+def _command_typo(parser: argparse.ArgumentParser, argv: Sequence[str]) -> str | None:
+    """``symabsorb prov``: the message with a did-you-mean, when the first word names no command."""
+    import difflib
+
+    first = next((a for a in argv if not a.startswith("-")), None)
+    if first is None or argv[0].startswith("-"):
+        return None
+    commands = [name for action in parser._actions if isinstance(action, argparse._SubParsersAction)
+                for name in action.choices]
+    if first in commands:
+        return None
+    close = difflib.get_close_matches(first, commands, n=1, cutoff=0.5)
+    hint = f"did you mean `{close[0]}`?" if close else "`symabsorb --help` lists them"
+    return f"unknown command `{first}`: expected one of {', '.join(commands)}; {hint}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    typo = _command_typo(parser, words)
+    if typo is not None:
+        print(f"error: {typo}", file=sys.stderr)
+        return 2
+    args = parser.parse_args(words)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

@@ -1,0 +1,51 @@
+"""Issue 28 row 14 and 10: did-you-mean for a mistyped command, one warning line for a missing
+extra (never a raw Python warning after it), a warning for a --theorems directory with no result."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+from conftest import EXAMPLES, run_cli
+
+import symabsorb.api
+
+
+def test_a_mistyped_command_gets_did_you_mean() -> None:
+    code, out, err, _ = run_cli("prov", "examples/paper.absorb")
+    assert code == 2 and out == ""
+    assert "unknown command `prov`" in err and "did you mean `prove`?" in err
+    code, _, err, _ = run_cli("zzzz")
+    assert code == 2 and "symabsorb --help" in err
+
+
+def test_an_empty_theorems_directory_warns(tmp_path: Path) -> None:
+    empty = tmp_path / "lemmas"
+    empty.mkdir()
+    code, out, err, _ = run_cli("classify", "relu", "--theorems", str(empty))
+    assert code == 0 and "conditional" in out
+    assert "holds no .toml result file" in err
+
+
+def test_a_missing_extra_is_said_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if not installed
+    monkeypatch.setattr(symabsorb.api, "_WARNED", set())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        code, _, err, _ = run_cli("prove", str(EXAMPLES / "paper.absorb"), "-k", "gelu_once", "-o",
+                                  str(tmp_path / "r.html"))
+    assert code == 0, err
+    assert err.count("matplotlib is missing") == 1 and err.startswith("warning: ")
+    assert not [w for w in caught if "matplotlib" in str(w.message)]  # no raw UserWarning as well
+
+
+def test_make_demo_prints_the_verdicts() -> None:
+    from conftest import ROOT
+
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    demo = makefile.split("\ndemo:", 1)[1].split("\n\n", 1)[0]
+    lines = [line.strip() for line in demo.splitlines()[1:]]
+    assert "$(BIN)/symabsorb prove examples/paper.absorb" in lines  # the summary table on screen
+    assert any(line.endswith("-o report.md") for line in lines)
