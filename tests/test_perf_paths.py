@@ -76,3 +76,27 @@ def test_units_in_blocks_equal_the_whole_product() -> None:
     whole = fs.units(x, block=10_000)
     for block in (1, 3, 7, 39):
         assert np.allclose(fs.units(x, block=block), whole, rtol=1e-12, atol=1e-12)
+
+
+def test_a_big_layer_reports_its_long_stages(monkeypatch: pytest.MonkeyPatch) -> None:
+    # progress shown for a LLaMA-size layer: Gram matrix, Cholesky factor, exact certificate, each to its end
+    from fractions import Fraction
+
+    from symabsorb.weights import floatsearch
+    from symabsorb.weights.certify import Target, decide_exactly
+
+    monkeypatch.setattr(floatsearch, "PROGRESS_UNITS", 16)
+    seen: dict[str, list[tuple[int, int]]] = {}
+    rng = np.random.default_rng(5)
+    w_up, w_down = rng.standard_normal((30, 6)), rng.standard_normal((6, 30))  # m < d²: a regular Gram matrix
+    with floatsearch.progress_to(lambda stage, done, total: seen.setdefault(stage, []).append((done, total))):
+        result = decide_exactly(w_up, w_down, Target(6, tuple((i, i, Fraction(-1)) for i in range(6))))
+    assert result.found is False
+    stages = {name.split(": ", 1)[1] for name in seen}
+    assert {"Gram matrix", "Cholesky factor", "exact certificate"} <= stages
+    assert len({name.split(": ", 1)[0] for name in seen}) == 1  # one layer, numbered once
+    for calls in seen.values():
+        assert calls[-1][0] == calls[-1][1] and all(0 < d <= t for d, t in calls)
+    monkeypatch.setattr(floatsearch, "PROGRESS_UNITS", 10**9)
+    with floatsearch.progress_to(lambda *a: pytest.fail("a small layer reports nothing")):
+        floatsearch.float_search(w_up, w_down, -np.eye(6))

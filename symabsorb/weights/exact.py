@@ -165,10 +165,11 @@ def bilinear_diagonal(w_down: Any, w_up: Any, y_limbs: list[tuple[int, Any]], ch
     ``W_up`` span too many bits for that falls back to one common exponent (:func:`_bilinear_chunk`).
     BLAS runs with the float path's thread limit (two threads on a busy 2-core machine cost 4x the CPU).
     """
-    from .floatsearch import limited_threads
+    from .floatsearch import limited_threads, stage_progress
 
     np = _np()
     m = w_down.shape[1]
+    progress = stage_progress(m, new_layer=False)
     ys: list[_YLimb] = []
     for e_l, y_l in y_limbs:
         y_l = np.asarray(y_l, dtype=np.int64)
@@ -183,6 +184,8 @@ def bilinear_diagonal(w_down: Any, w_up: Any, y_limbs: list[tuple[int, Any]], ch
             down, up = w_down[:, start:start + chunk], w_up[start:start + chunk]
             part = _bilinear_grid_chunk(down, up, ys) if ys else [Fraction(0)] * down.shape[1]
             out.extend(part if part is not None else _bilinear_chunk(down, up, y_limbs))
+            if progress is not None:
+                progress("exact certificate", min(m, start + chunk), m)
     return out
 
 

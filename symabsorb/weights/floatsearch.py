@@ -16,14 +16,49 @@ solves are blocked triangular ones: one m x m float64 array plus blocks of rows,
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
 __all__ = ["FloatSearch", "Nondegeneracy", "blas_threads", "correction", "float_nondegeneracy", "float_search",
-           "limited_threads", "milp_candidate", "separating_direction"]
+           "limited_threads", "milp_candidate", "progress_to", "separating_direction", "stage_progress"]
+
+#: A layer with at least this many units reports its long stages (Gram matrix, Cholesky factor, exact
+#: certificate: minutes each at m = 11008 on a loaded machine) to the callbacks of :func:`progress_to`.
+PROGRESS_UNITS = 8192
+_PROGRESS: list[Callable[[str, int, int], None]] = []
+_BIG_LAYERS = itertools.count(1)
+_LAYER = [0]  # the number of the big layer whose float search ran last (its certificate reports under it)
+
+
+@contextlib.contextmanager
+def progress_to(callback: Callable[[str, int, int], None]) -> Iterator[None]:
+    """Within the body, big layers call ``callback(stage, done, total)`` (a ``PhaseProgress``, say)."""
+    _PROGRESS.append(callback)
+    try:
+        yield
+    finally:
+        _PROGRESS.remove(callback)
+
+
+def stage_progress(m: int, new_layer: bool = True) -> Callable[[str, int, int], None] | None:
+    """A ``(stage, done, total)`` reporter for one layer of ``m`` units, or None (small layer, nobody
+    listening). Stage names carry a layer number: each layer's stages are new phases (their own ETA);
+    ``new_layer=False``: the layer of the last float search (its certificate)."""
+    if m < PROGRESS_UNITS or not _PROGRESS:
+        return None
+    if new_layer or not _LAYER[0]:
+        _LAYER[0] = next(_BIG_LAYERS)
+    layer = _LAYER[0]
+
+    def report(stage: str, done: int, total: int) -> None:
+        for callback in list(_PROGRESS):
+            callback(f"big layer {layer} (m = {m}): {stage}", done, total)
+
+    return report
 
 
 @dataclass(frozen=True)
@@ -174,7 +209,8 @@ BLOCK = 384
 CHOLESKY_BLOCK = 128
 
 
-def _gram(b_hat: Any, a_hat: Any, lower_only: bool = False, block: int = BLOCK, weight: Any = None) -> Any:
+def _gram(b_hat: Any, a_hat: Any, lower_only: bool = False, block: int = BLOCK, weight: Any = None,
+          progress: Callable[[str, int, int], None] | None = None) -> Any:
     """``Ĝ = (ÂᵀÂ) ⊙ (B̂B̂ᵀ)`` in one m x m array, a block of rows at a time (one block x m
     temporary, never a second m x m array). ``lower_only``: only the lower triangle
     (all the Cholesky factorization reads; half the flops); the upper triangle is then garbage.
@@ -192,10 +228,13 @@ def _gram(b_hat: Any, a_hat: Any, lower_only: bool = False, block: int = BLOCK, 
         if weight is not None:
             rows *= weight[r0:r1, None]
             rows *= weight[None, :c1]
+        if progress is not None:  # rows of the lower triangle cost in proportion to their length
+            progress("Gram matrix", r1 * (r1 if lower_only else m), m * m)
     return gram
 
 
-def _cholesky_in_place(gram: Any, block: int = CHOLESKY_BLOCK) -> bool:
+def _cholesky_in_place(gram: Any, block: int = CHOLESKY_BLOCK,
+                       progress: Callable[[str, int, int], None] | None = None) -> bool:
     """Overwrite the lower triangle of ``gram`` (read only there) with its lower Cholesky factor ``L``
     (``Ĝ = LLᵀ``): blocked and left-looking (one GEMM per block column, then a small factorization and
     a GEMM with the inverse of the diagonal block), numpy only: no scipy import (30 MB) on this path, no
@@ -220,6 +259,8 @@ def _cholesky_in_place(gram: Any, block: int = CHOLESKY_BLOCK) -> bool:
         gram[k0:k1, k0:k1] = l11
         if k1 < m:
             gram[k1:, k0:k1] = gram[k1:, k0:k1] @ np.linalg.inv(l11).T  # L21 = A21 L11⁻ᵀ
+        if progress is not None:  # left-looking: column k costs ~ k (m - k), so the work up to k is 3mk² - 2k³ of m³
+            progress("Cholesky factor", 3 * m * k1 * k1 - 2 * k1**3, m**3)
     return True
 
 
@@ -325,8 +366,9 @@ def float_search(w_up: Any, w_down: Any, target: Any) -> FloatSearch:
         method = ""
         c_hat = np.zeros(len(active))
         if len(active):
-            chol = _gram(b_hat, a_hat, lower_only=True, weight=weight)
-            if _cholesky_in_place(chol):
+            progress = stage_progress(len(active))
+            chol = _gram(b_hat, a_hat, lower_only=True, weight=weight, progress=progress)
+            if _cholesky_in_place(chol, progress=progress):
                 factor = chol
                 c_hat = _cho_solve(factor, rhs)
                 method = "float64 Gram system, Cholesky + triangular solves"
