@@ -463,7 +463,7 @@ def _decide(task: ScanTask) -> dict[str, Any]:
 
     name = Path(task.file)
     outside = changed(budget=replace(current(), allow_outside=True)) if task.allow_outside else contextlib.nullcontext()
-    with outside, open_regular(name, None, "weights file", max_bytes=MAX_FILE_BYTES) as (fh, _size), \
+    with outside, open_regular(name, None, "weights file", max_bytes=MAX_FILE_BYTES, wall=False) as (fh, _size), \
             pinned({name: fh.fileno()}):
         if task.sha256 and file_digest(str(name)) != task.sha256:
             raise SymabsorbError(f"`{_shown_rel(task.file, task.spec_dir)}` changed after it was listed (SHA-256 "
@@ -563,7 +563,7 @@ def scan(directory: Path, store: Any, executor: Any, activation: str | None = No
         config, problem = configs[name.parent]
         try:
             # opened once: the names are listed, and the file hashed, from this one descriptor
-            with open_regular(name, None, "weights file", max_bytes=MAX_FILE_BYTES) as (fh, _size), \
+            with open_regular(name, None, "weights file", max_bytes=MAX_FILE_BYTES, wall=False) as (fh, _size), \
                     pinned({name: fh.fileno()}):
                 names = list(read_tensors(name, keys=[]))  # the names only: no tensor is inflated here
                 found, missing = find_layers(name, names, activation, budget, directory, config, problem, taken,
