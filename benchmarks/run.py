@@ -346,7 +346,8 @@ report(row="scan_minilm (--in-process)", cpu=runs["in_process"][0], base=floor, 
        peak_mb=round(runs["in_process"][1], 1))
 report(row="scan_minilm (default vs --in-process)", cpu=runs["default"][0], base=runs["in_process"][0],
        base_name="`scan --in-process`", target=1.2)
-report(row="verify of the scan's JSON", cpu=verify, base=floor, base_name=base_name, target=3.0)
+report(row="verify of the scan's JSON", cpu=verify, base=floor, base_name=base_name, target=None,
+       note="`symabsorb verify` re-checks the six certificates exactly (no target in issue 29)")
 """)
 
 BIG = """
