@@ -303,7 +303,8 @@ def test_width_edges() -> None:
     enumeration; g2b: z^2 + GELU has odd part z/2 and DI (erf): Theorem W holds (the quadratic parts cancel
     inside each exact identity); generic: m + 2d - min(m, d), m + min(2r, d); Mish, SwiGLU: no width."""
     got = {k.removeprefix("width "): (v[0], v[2]) for k, v in _verdicts(WIDTH_EDGES).items()}
-    assert got["deg0"] == ("absorbable", "w* <= 6")
+    # deg0's units cancel (C = 0): the block is x, and Theorem D (issue 30) gives the exact w* = 2·rank(I) = 4
+    assert got["deg0"] == ("absorbable", "w* = 4")
     assert got["val0"] == ("absorbable", "w* <= 4")
     assert got["rrb"] == ("absorbable", "w* = 4") and got["g2b"] == ("absorbable", "w* = 4")
     assert got["mish"][0] == "impossible" and got["gat"][0] == "impossible" and got["prb"][0] == "open"
