@@ -467,3 +467,37 @@ def test_file_weights_decided_by_theorem_d_and_verified(tmp_path: Any) -> None:
     bad["queries"][1]["derivation"]["verdict"] = "not-absorbable"
     report.write_text(json.dumps(bad))
     assert main(["verify", str(report), "--no-cache"]) == 1
+
+
+# ---- the inputs that would break each proved path ------------------------------------------------------------
+
+
+def test_zero_row_constant_counts_only_when_sigma0_is_nonzero() -> None:
+    # the same weights: ReLU (σ(0) = 0) absorbs at m = 3 (the zero row is nothing), softplus (σ(0) = log 2) needs
+    # k + ε = 2 + 1 = 3 units already and the flip of both atoms: absorbable at 3, not at 2 without the zero row
+    up, down = [[1, 0], [0, 1], [0, 0]], [[-1, 0, 1], [0, -1, 1]]
+    assert _decided(_block("relu", up, down)).verdict is Verdict.ABSORBABLE
+    a_relu = atoms_of(_mat(up), _mat(down), _mat([[1, 0], [0, 1]]), F(1, 2), "homogeneous", 0)
+    a_soft = atoms_of(_mat(up), _mat(down), _mat([[1, 0], [0, 1]]), F(1, 2), "dilates", 1)
+    assert decide_width(a_relu, 2).found is True  # two flipped units: the zero row is dropped
+    assert decide_width(a_soft, 2).found is False  # the constant log 2·(1, 1) needs its own unit
+
+
+def test_work_cap_gives_open_with_the_proved_bounds() -> None:
+    up = [[F(1), F(i), F(i * i)] for i in range(8)]
+    down = [[F((3 * i + r) % 5 - 2) for i in range(8)] for r in range(3)]
+    skip = [[F(1000 * int(i == j)) for j in range(3)] for i in range(3)]
+    a = atoms_of(up, down, skip, F(1, 2), "homogeneous", 0)
+    res = decide_width(a, a.k + 2, cap=50)
+    assert res.found is None and "work cap" in res.reason
+    mw = minimal_width(a, cap=50)
+    assert mw.lower >= a.k + a.eps and mw.upper == a.k + a.eps + 2 * a.d - a.rho and mw.choice is not None
+    full = minimal_width(a)
+    assert mw.lower <= full.lower == full.upper <= mw.upper
+
+
+def test_undecided_sigma0_is_never_guessed() -> None:
+    up, down = [[0, 0], [1, 0]], [[1, 1], [0, 1]]
+    a = atoms_of(_mat(up), _mat(down), _mat([[1, 0], [0, 1]]), F(1, 2), "dilates", None)
+    assert a.eps is None
+    assert decide_width(a, 2).found is None
