@@ -67,3 +67,19 @@ def test_a_user_lemma_is_shown_as_user(tmp_path: Path) -> None:
     (line,) = [ln for ln in out.splitlines() if ln.strip().startswith("n_X_linear [")]
     assert 'tooltip="user:' in line
     assert json.loads(run_cli("graph", "--format", "json")[1])  # the default library: unchanged
+
+
+def test_an_open_summary_leads_with_the_blocking_hypothesis(tmp_path: Path) -> None:
+    """Issue 28 row 11: a discontinuous σ is open because σ is not continuous, not because Cor. R-log
+    happens to be undecided."""
+    spec = tmp_path / "disc.absorb"
+    spec.write_text("activation s(z) = if z > 0 then z + 1 else z\nblock b { activation: s dim: d width: 4*d }\n"
+                    "absorb b\n", encoding="utf-8")
+    report = symabsorb.prove(spec)
+    (row,) = [line for line in report.render("text").splitlines() if line.startswith("absorb b")]
+    assert "no result applies: σ is not continuous" in row
+    assert row.index("not continuous") < row.index("undecided")
+    assert "**Blocked by:** σ is not continuous" in report.render("md")
+    assert "Blocked by:" in report.render("html") and "Blocked by:" in report.render("tex")
+    # a verdict that is not open names no blocker
+    assert "Blocked by" not in symabsorb.classify("relu").render("md")

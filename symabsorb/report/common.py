@@ -23,6 +23,7 @@ __all__ = [
     "STATE_COLORS",
     "VERDICT_TEXT",
     "SummaryRow",
+    "blocking_reason",
     "candidate_groups",
     "citation_text",
     "facts_rows",
@@ -260,6 +261,20 @@ def candidate_groups(d: Derivation) -> list[tuple[NodeState, str, list[str]]]:
         reason = f"not proved for this setting ({m.group(1)})" if m else c.reason
         groups.setdefault((c.state, reason), []).append(c.id)
     return [(state, reason, ids) for (state, reason), ids in groups.items()]
+
+
+#: Reasons that say a result is for another kind of block, not what blocks this one.
+_OTHER_KIND = ("the block is ungated", "the block is gated", "the skip is nonzero", "not proved for this setting")
+
+
+def blocking_reason(d: Derivation) -> tuple[str, list[str]] | None:
+    """For an open answer: the refuted hypothesis that the most candidate results needed (``σ is not
+    continuous``: 7 results), with their ids; None when no refuted hypothesis is shared by two or
+    more results (results for other kinds of blocks, gated ones or another setting, never count)."""
+    shared = [(reason.removeprefix("fails: "), ids) for state, reason, ids in candidate_groups(d)
+              if state is NodeState.FAILED and not any(kind in reason for kind in _OTHER_KIND)]
+    best = max(shared, key=lambda group: len(group[1]), default=None)
+    return best if best is not None and len(best[1]) >= 2 else None
 
 
 def has_index_set(d: Any) -> bool:

@@ -14,6 +14,7 @@ from ..analysis.facts import Evidence, Step
 from ..theory.derivation import Derivation, DerivationStep
 from ..theory.library import Library
 from .common import (
+    blocking_reason,
     candidate_groups,
     citation_text,
     facts_rows,
@@ -170,6 +171,11 @@ class HtmlRenderer:
             parts.append(f' — decided by <a class="cite" href="#ref-{escape(r.id)}">{escape(r.label)}</a> '
                          f"(<em>{escape(shown_source(r))}</em>)")
         parts.append("</p>")
+        blocker = blocking_reason(d) if d.verdict.value == "open" else None
+        if blocker:
+            parts.append(f"<p><strong>Blocked by:</strong> {self.text(blocker[0])}, a hypothesis of " + ", ".join(
+                f'<a class="cite" href="#ref-{escape(rid)}">{escape(self.library.results[rid].label)}</a>'
+                for rid in blocker[1]) + ".</p>")
         if d.condition:
             some_s = f" for some index set {self.math('S')}" if has_index_set(d) else ""
             parts.append(f"<p><strong>Condition:</strong> {self.math(d.condition)}{some_s}"

@@ -17,6 +17,7 @@ from ..theory.library import Library
 from .common import (
     SOURCE_COLORS,
     STATE_COLORS,
+    blocking_reason,
     candidate_groups,
     citation_text,
     facts_rows,
@@ -407,6 +408,10 @@ class LatexRenderer:
             source = shown_source(self.library.results[d.decided_by])
             head += f", decided by {self.cite(d.decided_by)}, \\emph{{{escape_text(source)}}}"
         lines = [head + ".", ""]
+        blocker = blocking_reason(d) if d.verdict.value == "open" else None
+        if blocker:
+            lines += [f"\\textbf{{Blocked by:}} {self.text(blocker[0])}, a hypothesis of "
+                      + ", ".join(self.cite(rid) for rid in blocker[1]) + ".", ""]
         if d.condition:
             some_s = " for some index set $S$" if has_index_set(d) else ""
             lines += [f"\\textbf{{Condition:}} {latex_math(d.condition)}{some_s} (sufficient: {d.sufficient}; "

@@ -14,6 +14,7 @@ from ..theory.library import Library
 from .common import (
     SOURCE_COLORS,
     STATE_COLORS,
+    blocking_reason,
     candidate_groups,
     citation_text,
     facts_rows,
@@ -113,6 +114,10 @@ class MarkdownRenderer:
             r = self.library.results[node.decided_by]
             by = f" — decided by [{markdown_text(r.label)}](#ref-{r.id}) (*{markdown_text(shown_source(r))}*)"
         lines = [f"**Verdict: {markdown_text(verdict_word(node))}** (scope: {markdown_text(node.scope)}){by}.", ""]
+        blocker = blocking_reason(node) if node.verdict.value == "open" else None
+        if blocker:
+            lines += [f"**Blocked by:** {self.cite(blocker[0])}, a hypothesis of " + ", ".join(
+                f"[{markdown_text(self.library.results[rid].label)}](#ref-{rid})" for rid in blocker[1]) + ".", ""]
         if node.condition:
             some_s = " for some index set $S$" if has_index_set(node) else ""
             lines += [f"**Condition:** {markdown_math(node.condition)}{some_s} — sufficient: {node.sufficient}; "

@@ -17,7 +17,7 @@ import sympy as sp
 from ..analysis.engine import ActivationFacts
 from ..theory.derivation import Derivation, DerivationStep, NodeState, Scope, Verdict, Witness
 from ..theory.library import Library
-from .common import VERDICT_TEXT, facts_rows, has_index_set, shown_source, text_pieces
+from .common import VERDICT_TEXT, blocking_reason, facts_rows, has_index_set, shown_source, text_pieces
 from .escape import terminal_text
 from .model import QueryAnswer, Report
 from .plainmath import plain_expr, plain_math, prose
@@ -68,8 +68,9 @@ def _detail(d: Derivation, library: Library) -> str:
         detail = d.notes[-1]
     elif d.verdict is Verdict.OPEN:
         undecided = [c for c in d.candidates if c.state is NodeState.UNDECIDED]
-        detail = "no result applies" + (f"; undecided: {library.results[undecided[0].id].label} ({undecided[0].reason})"
-                                          if undecided else "")
+        blocker = blocking_reason(d)  # lead with what blocks, not with a result that happens to be undecided
+        detail = "no result applies" + (f": {blocker[0]} ({len(blocker[1])} results need it)" if blocker else "") + (
+            f"; undecided: {library.results[undecided[0].id].label} ({undecided[0].reason})" if undecided else "")
     else:
         detail = f"{VERDICT_TEXT[d.verdict]} for {d.scope}"
     for step in d.steps:
