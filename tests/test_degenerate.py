@@ -491,6 +491,7 @@ def test_work_cap_gives_open_with_the_proved_bounds() -> None:
     res = decide_width(a, a.k + 2, cap=50)
     assert res.found is None and "work cap" in res.reason
     mw = minimal_width(a, cap=50)
+    assert a.eps is not None
     assert mw.lower >= a.k + a.eps and mw.upper == a.k + a.eps + 2 * a.d - a.rho and mw.choice is not None
     full = minimal_width(a)
     assert mw.lower <= full.lower == full.upper <= mw.upper

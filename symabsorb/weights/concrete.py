@@ -133,8 +133,10 @@ def refine_stack(target: Stack, derivation: Derivation, library: Library, base_d
         layers = tuple(d.witness for d in per_block if d.witness is not None)
         steps = [*derivation.steps[:1]]
         for b, d in zip(target.blocks, per_block, strict=True):
+            shown = (d.witness.description if d.witness is not None and d.witness.description  # not a flip (Theorem D)
+                     else f"$S = {_fmt_set(d.witness.index_set)}$")  # type: ignore[union-attr]
             steps.append(DerivationStep(f"Block `{b.name}` is absorbable with these weights by [{d.decided_by}] "
-                                        f"(witness $S = {_fmt_set(d.witness.index_set)}$).",  # type: ignore[union-attr]
+                                        f"(witness {shown}).",
                                         (d.decided_by or "",), kind="argument"))
         if all(b.has_inline_weights for b in target.blocks):
             error = stack_max_relative_error(target, layers)
