@@ -453,6 +453,10 @@ def test_file_weights_decided_by_theorem_d_and_verified(tmp_path: Any) -> None:
     assert verdicts["absorb q"] == ("absorbable", "thm-D")
     assert verdicts["absorb t"][1] == "thm-D"  # 0.1 etc. are their exact binary values
     assert main(["verify", str(report), "--no-cache"]) == 0
+    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema (the test extra) is not installed")
+    from symabsorb.report.jsonout import schema
+
+    jsonschema.validate(data, schema())
     out = tmp_path / "w.npz"
     assert main(["absorb", str(spec), "--block", "q", "-o", str(out), "--no-cache"]) == 0
     w = np.load(out)

@@ -626,7 +626,9 @@ def certificate_to_dict(cert: Certificate) -> dict[str, Any]:
     out: dict[str, Any] = {
         "kind": cert.kind,
         "claim": {"index-set": "W_down[:,S] W_up[S,:] = T",
-                  "nondegenerate": "rows of W_up nonzero and pairwise non-collinear, columns of W_down nonzero"}.get(
+                  "nondegenerate": "rows of W_up nonzero and pairwise non-collinear, columns of W_down nonzero",
+                  "theorem-D": "Theorem D (any weights, MATH §15): the verdict is that of its exact search on the "
+                               "weights' rational values (verify runs it again)"}.get(
                       cert.kind, "no S ⊆ {0..m-1} has W_down[:,S] W_up[S,:] = T"),
         "target": {"rows": d, "cols": d, "nonzero": entries},
         "index_set": list(cert.index_set),
