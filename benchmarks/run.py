@@ -374,12 +374,11 @@ d, m = 4096, 11008
 rng = np.random.default_rng(0)
 with tempfile.TemporaryDirectory() as name:
     tmp = pathlib.Path(name)
-    save_file({"model.layers.0.mlp.up_proj.weight": gaussian(rng, (m, d), d ** -0.5),
-               "model.layers.0.mlp.down_proj.weight": gaussian(rng, (d, m), m ** -0.5)}, str(tmp / "layer.safetensors"))
-    (tmp / "config.json").write_text('{"hidden_act": "gelu"}')
+    # symabsorb's own tensor names: a bare GELU block (the LLaMA layout is gated, SwiGLU)
+    save_file({"layers.0.W_up": gaussian(rng, (m, d), d ** -0.5),
+               "layers.0.W_down": gaussian(rng, (d, m), m ** -0.5)}, str(tmp / "layer.safetensors"))
     r, records = scan_case(tmp, 1, m)
-    floor, _ = floor_cpu(tmp / "layer.safetensors", [("model.layers.0.mlp.up_proj.weight",
-                                                      "model.layers.0.mlp.down_proj.weight")])
+    floor, _ = floor_cpu(tmp / "layer.safetensors", [("layers.0.W_up", "layers.0.W_down")])
 assert records[0]["verdict"] == "not-absorbable", records[0]
 m2 = 8 * m * m / 2 ** 20
 report(row="one 4096 x 11008 GELU layer (`scan`, float32 file)", cpu=r["cpu"], base=floor,
