@@ -193,11 +193,9 @@ def read_config(folder: Path, root: Path | None = None) -> tuple[dict[str, Any],
     from ..paths import read_input
 
     path = folder / "config.json"
-    try:
-        present = path.is_file() or path.is_symlink()
-    except OSError:
-        present = False
-    if not present:
+    import os
+
+    if not os.path.lexists(path):  # a FIFO, a device or a dangling link named config.json is a stated problem
         return {}, None
     if root is not None:
         _outside, refused = _confined(path, root)
