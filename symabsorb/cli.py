@@ -541,9 +541,9 @@ def build_parser() -> argparse.ArgumentParser:
     command("catalog", "the verdict for every built-in activation", cmd_catalog, "json", "theorems", "run")
 
     gr = command("graph", "print the lemma graph", cmd_graph, "theorems", "run")
-    gr.add_argument("--format", choices=("dot", "mermaid", "json", "html"),
-                    help="dot (default), mermaid, json, or html: one self-contained interactive page "
-                    "(the default for -o FILE.html)")
+    gr.add_argument("--format", choices=("dot", "mermaid", "json", "html", "blueprint"),
+                    help="dot (default), mermaid, json, html: one self-contained interactive page "
+                    "(the default for -o FILE.html), or blueprint: a leanblueprint chapter (LaTeX, \\uses and status)")
     gr.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     gr.add_argument("--spec", metavar="SPEC", help="colour each result by its state after proving SPEC's queries "
                     "(applied, hypothesis failed, undecided, cited, not tried)")

@@ -21,9 +21,11 @@ __all__ = [
     "QUESTIONS",
     "SOURCE_COLORS",
     "STATE_COLORS",
+    "STATUS_COLORS",
     "VERDICT_TEXT",
     "SummaryRow",
     "blocking_reason",
+    "blueprint_status",
     "candidate_groups",
     "citation_text",
     "facts_rows",
@@ -64,6 +66,20 @@ def shown_source(result: Any) -> str:
     except (OSError, ValueError, TypeError):
         inside = False
     return result.source if inside else "user"
+
+
+#: The fill of a result by what is known of it (the graph page of the whole library, the blueprint):
+#: light tints of the Okabe-Ito colour-blind-safe palette; an open problem is hatched instead.
+STATUS_COLORS = {"paper": "#cfe8f7", "library-proved": "#c6ede0", "user": "#fbdcbc", "conjecture": "#f6eda0",
+                 "open": "#eeeeee"}
+
+
+def blueprint_status(result: Any) -> str:
+    """``paper``, ``library-proved``, ``user``, ``conjecture`` or ``open``: what is known of a result."""
+    if result.kind == "open-problem" or result.conclusion.verdict == "open":
+        return "conjecture" if "onjecture" in f"{result.label} {result.title}" else "open"
+    source = shown_source(result)
+    return "library-proved" if source == "library" else source
 
 
 _MATH_REF = re.compile(r"MATH(?:\.md)?(?:,?\s*(?:Part\s+[IVX]+|§\s*\d+(?:\.\d+)*|N\d+))*")

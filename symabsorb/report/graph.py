@@ -12,7 +12,7 @@ from .escape import dot_string, json_safe, mermaid_text
 
 __all__ = ["GRAPH_FORMATS", "render_graph"]
 
-GRAPH_FORMATS = ("dot", "mermaid", "json", "html")
+GRAPH_FORMATS = ("dot", "mermaid", "json", "html", "blueprint")
 
 
 def _dot(library: Library, states: dict[str, NodeState]) -> str:
@@ -54,6 +54,10 @@ def render_graph(library: Library, fmt: str = "dot", states: dict[str, NodeState
         from .graphpage import graph_page
 
         return graph_page(library, states)
+    if fmt == "blueprint":
+        from .latex import render_blueprint
+
+        return render_blueprint(library)
     if fmt == "json":
         return json_safe(json.dumps(graph_to_dict(library, states), indent=2, ensure_ascii=False)) + "\n"
     raise ValueError(f"unknown graph format {fmt!r}; expected one of {', '.join(GRAPH_FORMATS)}")

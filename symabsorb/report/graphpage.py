@@ -306,7 +306,8 @@ def _info(library: Library, rid: str, i: int, state: NodeState, index: Mapping[s
 
 
 def graph_widget(library: Library, nodes: Sequence[str], edges: Sequence[tuple[str, str]],
-                 states: Mapping[str, NodeState], *, link_refs: bool = False, embed: bool = False) -> str:
+                 states: Mapping[str, NodeState], *, link_refs: bool = False, embed: bool = False,
+                 by_status: bool = False) -> str:
     """The interactive graph of ``nodes``/``edges`` as one ``<div class="lg">`` (its CSS, data and script inline)."""
     nodes = sorted(nodes)
     index = {rid: i for i, rid in enumerate(nodes)}
@@ -316,7 +317,7 @@ def graph_widget(library: Library, nodes: Sequence[str], edges: Sequence[tuple[s
     for u, v in edges:
         uses[v].append(u)
         used_by[u].append(v)
-    svg = draw_graph(library, nodes, edges, states, link_refs=False, interactive=True)
+    svg = draw_graph(library, nodes, edges, states, link_refs=False, interactive=True, by_status=by_status)
     infos = "".join(_info(library, rid, index[rid], states.get(rid, NodeState.NOT_TRIED), index, uses[rid],
                           used_by[rid], link_refs) for rid in nodes)
     data = script_json({"ids": nodes, "edges": [[index[u], index[v]] for u, v in edges]})
@@ -348,6 +349,7 @@ def report_graph_widget(report: Report) -> str:
 def graph_page(library: Library, states: Mapping[str, NodeState] | None = None, title: str = "symabsorb lemma graph",
                subtitle: str = "") -> str:
     """The whole library's lemma graph as one self-contained offline HTML page."""
+    by_status = not states  # the library alone: each result coloured by what is known of it, as a blueprint
     states = states or {}
     nodes = sorted(library.results)
     edges = sorted(library.graph.edges)
@@ -358,5 +360,5 @@ def graph_page(library: Library, states: Mapping[str, NodeState] | None = None, 
             f"<header><h1>{escape(title)}</h1><p>{sub} · symabsorb {escape(__version__)} · an arrow runs from a "
             "result to one that uses it. Focus is in the address (<code>#focus=ID&amp;dir=ancestors&amp;depth=2</code>)"
             " so a view can be linked.</p></header>"
-            f'<div class="lg-page">{graph_widget(library, nodes, edges, states)}'
-            f'<div class="lg-legend">{legend_svg()}</div></div></body></html>\n')
+            f'<div class="lg-page">{graph_widget(library, nodes, edges, states, by_status=by_status)}'
+            f'<div class="lg-legend">{legend_svg(by_status)}</div></div></body></html>\n')

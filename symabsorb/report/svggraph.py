@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from ..theory.derivation import NodeState
 from ..theory.library import Library, Result
-from .common import SOURCE_COLORS, STATE_COLORS, shown_source, used_graph
+from .common import SOURCE_COLORS, STATE_COLORS, STATUS_COLORS, blueprint_status, shown_source, used_graph
 from .escape import html_text as escape  # the one HTML escaper (symabsorb.report.escape)
 from .layout import Layout, layout_dag
 from .model import Report
@@ -70,10 +70,13 @@ def _defs() -> str:
 
 
 def draw_graph(library: Library, nodes: Sequence[str], edges: Sequence[tuple[str, str]],
-               states: Mapping[str, NodeState], *, link_refs: bool, interactive: bool = False) -> str:
+               states: Mapping[str, NodeState], *, link_refs: bool, interactive: bool = False,
+               by_status: bool = False) -> str:
     """The SVG of ``nodes``/``edges``: each node a ``<g class="lg-node" data-i=...>`` (``data-i`` its
     index in ``sorted(nodes)``), each edge a ``<path class="lg-edge" data-u=... data-v=...>``; with
-    ``link_refs`` a node links to its entry in the report's references."""
+    ``link_refs`` a node links to its entry in the report's references. ``by_status``: each node
+    filled by what is known of it (paper, library-proved, user, conjecture; open hatched), as a
+    blueprint colours its graph, instead of by what a query did with it."""
     nodes = sorted(nodes)
     index = {rid: i for i, rid in enumerate(nodes)}
     lay = graph_layout(library, nodes, edges)
@@ -95,12 +98,15 @@ def draw_graph(library: Library, nodes: Sequence[str], edges: Sequence[tuple[str
         dash = ' stroke-dasharray="5 3"' if shown_source(r) != "paper" else ""
         what = "open problem; " if opened else ""
         title = f"{r.label}: {r.title} ({shown_source(r)}; {what}{state.value})"
+        status = blueprint_status(r)
+        fill = node_fill(r, state) if not by_status or opened else STATUS_COLORS[status]
         attrs = (f' class="lg-node" data-i="{index[rid]}" data-state="{escape(state.value)}" '
-                 f'data-source="{escape(shown_source(r))}" data-open="{"yes" if opened else "no"}"')
+                 f'data-source="{escape(shown_source(r))}" data-status="{status}" '
+                 f'data-open="{"yes" if opened else "no"}"')
         if interactive:
             attrs += f' tabindex="0" role="button" aria-label="{escape(title)}"'
         box = (f'<g{attrs}><title>{escape(title)}</title>'
-               f'<rect x="{x:.1f}" y="{y:.1f}" width="{nw:.1f}" height="{_H:.0f}" rx="7" fill="{node_fill(r, state)}" '
+               f'<rect x="{x:.1f}" y="{y:.1f}" width="{nw:.1f}" height="{_H:.0f}" rx="7" fill="{fill}" '
                f'stroke="{SOURCE_COLORS[shown_source(r)]}" stroke-width="2.2"{dash}/>'
                f'<text x="{x + nw / 2:.1f}" y="{y + _H / 2 + 4:.1f}" text-anchor="middle" font-size="12" '
                f'font-family="sans-serif">{escape(r.label)}</text>')
@@ -116,11 +122,13 @@ def graph_svg(report: Report) -> str:
     return draw_graph(report.library, nodes, edges, report.node_states(), link_refs=True)
 
 
-def legend_svg() -> str:
-    items = [(STATE_COLORS[s], "#444", "", s.value) for s in NodeState]
+def legend_svg(by_status: bool = False) -> str:
+    items = ([(STATUS_COLORS[s], "#444", "", s) for s in ("paper", "library-proved", "user", "conjecture")]
+             if by_status else [(STATE_COLORS[s], "#444", "", s.value) for s in NodeState])
     items += [(f"url(#{_HATCH}-legend)", OPEN_STROKE, "", "open problem (stays open)"),
               ("#ffffff", SOURCE_COLORS["paper"], "", "border: paper"),
-              ("#ffffff", SOURCE_COLORS["library"], ' stroke-dasharray="5 3"', "border: library")]
+              ("#ffffff", SOURCE_COLORS["library"], ' stroke-dasharray="5 3"', "border: library"),
+              ("#ffffff", SOURCE_COLORS["user"], ' stroke-dasharray="5 3"', "border: user (--theorems)")]
     height = 22 * len(items) + 8
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="legend" width="230" height="{height}" '
            f'viewBox="0 0 230 {height}" role="img" aria-label="legend">',
