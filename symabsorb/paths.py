@@ -48,6 +48,7 @@ __all__ = [
     "OutputError",
     "check_output",
     "confine",
+    "confine_descriptor",
     "hub_repository",
     "note_checked",
     "observe",
@@ -176,6 +177,25 @@ def hub_repository(path: Path) -> Path | None:
         if parts[i] == "snapshots" and _HUB_REPO.fullmatch(parts[i - 1]):
             return Path(*parts[:i])
     return None
+
+
+def confine_descriptor(fd: int, root: Path, name: str, what: str = "file", span: Span | None = None) -> None:
+    """The file open as ``fd`` (opened by ``name``) lies in ``root`` — judged by where the system says
+    the descriptor is (``/proc/self/fd``), not by the name, so a link swapped between :func:`confine`
+    and the open is caught — or is a blob of the Hugging Face repository ``root`` is a snapshot of;
+    ``--allow-outside`` lifts it. Where the system does not tell, :func:`confine`'s check stands."""
+    if current().allow_outside:
+        return
+    try:
+        actual = Path(os.readlink(f"/proc/self/fd/{fd}"))
+    except OSError:
+        return
+    root = root.resolve()
+    if actual == root or root in actual.parents or _same_hub_blob(root, actual):
+        return
+    raise InputError(f"{what} `{name}` was opened outside the directory (a link changed while it was read)", span,
+                     f"`{name}`", "a file in the directory or below it",
+                     "inputs are confined to the directory tree; pass --allow-outside to lift this")
 
 
 def _same_hub_blob(root: Path, resolved: Path) -> bool:

@@ -402,3 +402,23 @@ def test_scan_then_verify_round_trips_as_is(tmp_path: Path, where: str, monkeypa
     assert code == 0, out + err
     code, out, err, _ = run_cli("verify", report)
     assert code == 0 and "1 of 1" in out, out + err
+
+
+def test_a_link_swapped_after_the_check_is_refused_by_the_descriptor(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The name is checked, then opened: a link changed in between would open a file outside DIR.
+    The check that counts is on the open descriptor (where the system says the file is)."""
+    import symabsorb
+    import symabsorb.explore.scan as scan_module
+
+    if not os.path.isdir("/proc/self/fd"):
+        pytest.skip("the system does not tell where a descriptor is (/proc/self/fd)")
+    outside = _outside_dir(tmp_path)
+    ck = tmp_path / "ck"
+    ck.mkdir()
+    os.symlink(outside / "secret.safetensors", ck / "evil.safetensors")
+    monkeypatch.setattr(scan_module, "_confined", lambda name, root: (False, None))  # as if checked before a swap
+    result = symabsorb.scan(ck, case_budget=30)
+    assert result.layers == ()
+    (why,) = [why for file, why in result.skipped if file.endswith("evil.safetensors")]
+    assert "opened outside the directory" in why

@@ -455,7 +455,7 @@ def _decide(task: ScanTask) -> dict[str, Any]:
     from ..budget import current
     from ..context import changed
     from ..errors import SymabsorbError
-    from ..paths import open_regular, pinned
+    from ..paths import confine_descriptor, open_regular, pinned
     from ..weights.certify import file_digest
     from ..weights.io import MAX_FILE_BYTES
 
@@ -466,6 +466,8 @@ def _decide(task: ScanTask) -> dict[str, Any]:
         if task.sha256 and file_digest(str(name)) != task.sha256:
             raise SymabsorbError(f"`{_shown_rel(task.file, task.spec_dir)}` changed after it was listed (SHA-256 "
                                  "differs): not decided; scan again")
+        if not task.allow_outside:
+            confine_descriptor(fh.fileno(), Path(task.spec_dir), _shown_rel(task.file, task.spec_dir), "weights file")
         return _decide_pinned(task)
 
 
@@ -537,7 +539,7 @@ def scan(directory: Path, store: Any, executor: Any, activation: str | None = No
     skipped, with the reason: files that could not be read or held no MLP layer, layer groups in which
     no layout found an MLP, layers that failed or ran out of budget."""
     from ..dsl.errors import SymabsorbError
-    from ..paths import open_regular, pinned
+    from ..paths import confine_descriptor, open_regular, pinned
     from ..weights.io import MAX_FILE_BYTES, read_tensors
 
     tasks: list[ScanTask] = []
@@ -563,6 +565,8 @@ def scan(directory: Path, store: Any, executor: Any, activation: str | None = No
             # opened once: the names are listed, and the file hashed, from this one descriptor
             with open_regular(name, None, "weights file", max_bytes=MAX_FILE_BYTES, wall=False) as (fh, _size), \
                     pinned({name: fh.fileno()}):
+                if not allow_outside:  # the file opened, not just the name checked before, lies in DIR
+                    confine_descriptor(fh.fileno(), root, str(name), "weights file")
                 names = list(read_tensors(name, keys=[]))  # the names only: no tensor is inflated here
                 found, missing = find_layers(name, names, activation, budget, directory, config, problem, taken,
                                              allow_outside)

@@ -128,7 +128,7 @@ def _opened_once(block: Any, base: Path, root: Path) -> Iterator[None]:
     """The block's weights file, confined to ``root`` (a Hugging Face snapshot's link into its own
     repository's blobs included), opened once by the name the block gives it; inside, every read of
     that name (tensors, biases, scales, the SHA-256) is served from this one descriptor."""
-    from ..paths import confine, open_regular, pinned
+    from ..paths import confine, confine_descriptor, open_regular, pinned
     from .io import MAX_FILE_BYTES
 
     decl = block.weights
@@ -136,6 +136,7 @@ def _opened_once(block: Any, base: Path, root: Path) -> Iterator[None]:
     name = base / decl.file  # read by the name (a link keeps its suffix; its target is a blob's hash)
     with open_regular(name, decl.span, "weights file", max_bytes=MAX_FILE_BYTES, wall=False) as (fh, _size), \
             pinned({name: fh.fileno()}):
+        confine_descriptor(fh.fileno(), root, decl.file, "weights file", decl.span)  # the file opened, not the name
         yield
 
 
