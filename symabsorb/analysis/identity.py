@@ -106,6 +106,15 @@ def prove_zero(e: sp.Expr) -> bool:
     return bool(simplified(e) == 0)
 
 
+def _cheap_zero(e: sp.Expr) -> bool:
+    """``e`` (a constant) reduced to 0 by one cheap identity before any ``simplify``: hyperbolic and
+    trigonometric functions written with ``exp`` (``cosh(1)^2 − sinh(1)^2 − 1``), or logarithms of
+    positive numbers combined (``log 6 − log 2 − log 3``; ``logcombine`` checks the positivity)."""
+    if e.has(sp.sinh, sp.cosh, sp.tanh, sp.sin, sp.cos, sp.tan) and sp.expand(e.rewrite(sp.exp)) == 0:
+        return True
+    return bool(e.has(sp.log) and sp.expand(sp.logcombine(e, force=False)) == 0)
+
+
 def _refuted_cheaply(e: sp.Expr) -> bool:
     """A rigorous enclosure excludes 0 (at a sample point when ``e`` depends on ``z``): ``e`` is not 0,
     and no ``simplify`` needs to run (cheap refutations first, issue 29)."""
@@ -199,7 +208,10 @@ def exact_sign(e: sp.Expr) -> int | None:
         s = constant_sign(e)
         if s is not None:
             return s
-        return 0 if prove_zero(e) else None
+        content, primitive = e.as_content_primitive()  # h/2, h/6, h/24: one decision (cached) for h
+        if content.is_Rational and content > 0 and primitive != e:
+            return exact_sign(primitive)
+        return 0 if _cheap_zero(e) or prove_zero(e) else None
     if Z in e.free_symbols:
         return None
     # Symbolic parameters: SymPy's assumption system deduces from declared constraints.

@@ -55,7 +55,13 @@ def _kinks(expr: sp.Expr) -> Evidence | None:
     form = piecewise_form(expr)
     if form is None or not form.breakpoints:
         return None
-    biggest = max(abs(b) for b in form.breakpoints)
+    biggest = abs(form.breakpoints[0])
+    for b in form.breakpoints[1:]:  # ordered by the exact sign decision, never by SymPy's numeric `>`
+        s = exact_sign(abs(b) - biggest)
+        if s is None:
+            return None
+        if s > 0:
+            biggest = abs(b)
     if exact_sign(biggest) != 1:
         return None
     found, _ = nonanalytic_breakpoints(form)

@@ -361,7 +361,8 @@ def _kinks(form: PiecewiseForm) -> tuple[list[sp.Expr], Step | None]:
             found.append(b)
     if not found:
         return [], None
-    mirror = [b for b in found if -b not in form.breakpoints]
+    # −b is a breakpoint by the exact sign decision (3 − h and −3 − h, h a hidden zero, are mirror images)
+    mirror = [b for b in found if all(exact_sign(b + c) not in (0, None) for c in form.breakpoints)]
     if mirror:
         return found, Step(f"σ is piecewise analytic and not analytic at z = {sp.sstr(mirror[0])} but analytic at "
                            f"z = {sp.sstr(-mirror[0])} (not a breakpoint); σ(μt) = κσ(t) + P(t) makes σ analytic at μt "

@@ -190,7 +190,8 @@ class _ExprBuilder:
             inner = self._build(current)
             return -inner if negate else inner
         if isinstance(node, s.Binary) and node.op != "^":
-            return _checked_number(self._chain(node), node)
+            chained = self._chain(node)
+            return _checked_number(_exact_sum(chained) if node.op in "+-" else chained, node)
         if isinstance(node, s.Binary):
             left, right = self._build(node.left), self._build(node.right)
             _check_power(left, right, node)
@@ -710,6 +711,27 @@ def _proved_zero(v: sp.Expr) -> bool:
     from ..analysis.identity import exact_zero  # the analysis layer is loaded only when a constant needs it
 
     return exact_zero(v) is True
+
+
+def _exact_sum(e: sp.Expr) -> sp.Expr:
+    """``e`` with the constant part of the sum replaced by the rational number it equals, when it has
+    two or more irrational terms and the exact sign decision proves the equality: ``cosh(1)^2 −
+    sinh(1)^2 − 1`` is 0 and ``z + 3 + (log 6 − log 2 − log 3)`` is ``z + 3``. Every later reader
+    (``max``/``min``, case splits, breakpoints, coefficients) then sees the number itself, which SymPy
+    can compare. The candidate comes from a float; only the exact decision replaces anything."""
+    if not isinstance(e, sp.Add):
+        return e
+    const, rest = e.as_independent(*e.free_symbols, as_Add=True) if e.free_symbols else (e, sp.S.Zero)
+    if sum(1 for a in sp.Add.make_args(const) if not a.is_Rational) < 2 or not const.is_number:
+        return e
+    try:
+        approx = const.evalf(40)
+        if not approx.is_real or not approx.is_finite:
+            return e
+        q = sp.Rational(Fraction(str(approx)).limit_denominator(10**12))
+    except (TypeError, ValueError, ArithmeticError):
+        return e
+    return q + rest if _proved_zero(const - q) else e
 
 
 def _exact_constant(v: sp.Expr) -> sp.Expr:
