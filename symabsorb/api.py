@@ -1056,9 +1056,14 @@ def explore(spec: Spec | PathLike, *, spaces: Sequence[str] | None = None, resul
     finally:
         if own:
             runner.close()
-    run = {"executor": result.executor, "results": str(outdir / "cases.jsonl"),
-           "case budget (CPU s)": case_budget, "evidence budget (CPU s)": evidence_budget,
-           "evidence sizes (d, m)": " ".join(f"{d}x{m}" for d, m in sizes), "starts": starts, **(run_info or {})}
+    run: dict[str, Any] = {"executor": result.executor, "results": str(outdir / "cases.jsonl"),
+                           "case budget (CPU s)": case_budget}
+    if settings.evidence or settings.stacks:  # the run table lists what ran, not settings nothing used
+        run.update({"evidence budget (CPU s)": evidence_budget,
+                    "evidence sizes (d, m)": " ".join(f"{d}x{m}" for d, m in sizes), "starts": starts})
+    if not settings.evidence:
+        run["evidence search"] = "not run (--no-evidence)"
+    run.update(run_info or {})
     for ph in result.phases:
         run[f"phase {ph.phase}"] = f"{ph.total} cases, {ph.resumed} resumed, {ph.ran} run, {ph.wall_s} s"
     atlas = build_atlas(f"Atlas: {Path(s.path).name}", result.spaces, result.store.records, result.enumerations, run,

@@ -19,8 +19,10 @@ __all__ = ["ATLAS_SCHEMA_VERSION", "atlas_to_dict", "family_svg", "render_atlas"
            "render_atlas_json", "render_atlas_markdown"]
 
 ATLAS_SCHEMA_VERSION = "1.0"
-COLORS = {"impossible": "#b42318", "conditional": "#b54708", "absorbable": "#067647", "not-absorbable": "#6941c6",
-          "open": "#0e7090"}
+#: Verdict colours from the Okabe-Ito palette (told apart with every common colour-vision deficiency;
+#: "conditional" and "impossible" were two near reds), dark enough for white text.
+COLORS = {"impossible": "#c24e00", "conditional": "#0066a6", "absorbable": "#007856", "not-absorbable": "#9c4f86",
+          "open": "#5f5f5f"}
 _LIST = 25  # open cases listed per group (all are in the JSON)
 _FRONTIER = 15
 

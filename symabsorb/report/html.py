@@ -43,8 +43,8 @@ code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.9em}
 pre{background:#f6f8fa;padding:.8rem;overflow-x:auto;border-radius:6px}
 nav ol{columns:2}
 .verdict{display:inline-block;padding:.1rem .6rem;border-radius:1rem;font-weight:600;color:#fff}
-.v-impossible{background:#b42318}.v-conditional{background:#b54708}.v-absorbable{background:#067647}
-.v-not-absorbable{background:#6941c6}.v-open{background:#0e7090}.v-width{background:#344054}.v-facts{background:#667085}
+.v-impossible{background:#c24e00}.v-conditional{background:#0066a6}.v-absorbable{background:#007856}
+.v-not-absorbable{background:#9c4f86}.v-open{background:#5f5f5f}.v-width{background:#344054}.v-facts{background:#667085}
 ol.steps>li{margin:.35rem 0}
 details>summary{cursor:pointer}
 .evidence{font-size:.9em;color:#444;margin:.2rem 0 .4rem 1rem}
