@@ -563,7 +563,8 @@ def build_parser() -> argparse.ArgumentParser:
     ab.add_argument("--block", required=True, metavar="NAME", help="the block (or stack) to absorb")
     ab.add_argument("-o", "--output", metavar="FILE", help="witness.safetensors or witness.npz")
     ab.add_argument("--width", type=int, metavar="W", help="a residual-free block of width W (not the block's own "
-                    "width): the witness of the `width` query's upper bound (Theorem W), for W at least that bound")
+                    "width): the witness of the `width` query's upper bound (Theorem W; Theorem D for degenerate "
+                    "weights), for W at least that bound")
 
     ve = command("verify", "re-check the certificates of a JSON report against the weight files", cmd_verify, "run")
     ve.add_argument("report", help="a report written by `symabsorb prove --format json`")
