@@ -50,6 +50,17 @@ def _skip_invertible(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     return simple("skip_invertible", HypStatus.UNKNOWN, f"$M = {m}$ is invertible", "invertibility undecided")
 
 
+@hypothesis("skip_hyper_invertible", "the skip is a Hyper-Connection mix `A ⊗ I_d` of `n ≥ 2` streams, `A` invertible")
+def _skip_hyper_invertible(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    skip = s.the_block.skip
+    statement = "$M = A \\otimes I_d$ with $n \\ge 2$ streams and $A$ invertible"
+    if skip.kind != "hyper" or skip.matrix is None or skip.matrix.rows < 2:
+        return simple("skip_hyper_invertible", HypStatus.REFUTED, statement, "the skip is not A ⊗ I_d with n ≥ 2")
+    inv = skip_invertible(skip)
+    status = {True: HypStatus.PROVED, False: HypStatus.REFUTED, None: HypStatus.UNKNOWN}[inv]
+    return simple("skip_hyper_invertible", status, statement, "" if inv else "A is not shown invertible")
+
+
 @hypothesis("skip_product_nonzero", '(stacks) `M_L⋯M_1 ≠ 0`', subject="stack")
 def _skip_product(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     assert s.stack is not None
