@@ -100,3 +100,21 @@ def test_a_big_layer_reports_its_long_stages(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(floatsearch, "PROGRESS_UNITS", 10**9)
     with floatsearch.progress_to(lambda *a: pytest.fail("a small layer reports nothing")):
         floatsearch.float_search(w_up, w_down, -np.eye(6))
+
+
+def test_exact_search_finds_s_when_no_float_guess_can_be_made() -> None:
+    # W_up huge and W_down tiny: the float Gram system overflows, neither float guess is made, and the
+    # exact elimination finds S; a failed guess (random weights) is not made twice and the answer stays
+    import sympy as sp
+
+    from symabsorb.weights.search import _UNTRIED, _quick_planted, exact_search
+
+    big = sp.Integer(10) ** 200
+    w_up = sp.Matrix([[1, 0], [0, 1], [1, 1]]) * big
+    w_down = sp.Matrix([[-1, 0, 0], [0, -1, 0]]) / big
+    assert _quick_planted(w_up, w_down, -sp.eye(2)) == _UNTRIED
+    found = exact_search(w_up, w_down, -sp.eye(2))
+    assert found.found and list(found.index_set) == [0, 1]
+    w_up2, w_down2 = sp.Matrix([[1, 2], [3, -1], [2, 5]]), sp.Matrix([[1, 0, 2], [0, 1, -1]])
+    assert _quick_planted(w_up2, w_down2, -sp.eye(2)) is None  # made, failed its exact check
+    assert exact_search(w_up2, w_down2, -sp.eye(2)).found is False
