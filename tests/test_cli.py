@@ -265,7 +265,7 @@ def test_declared_dim_must_match_the_weights_file(tmp_path: Path) -> None:
     code, _, err = run("absorb", str(spec), "--block", "w")
     assert code == 2 and "`dim: 5` does not match the weights file, whose dim is 3" in err
     code, _, err = run("absorb", str(spec), "--block", "s")
-    assert code == 2 and "up and down look swapped" in err
+    assert code == 2 and "add `transpose: true`" in err and "exchange them" in err  # in x out first
     assert run("absorb", str(spec), "--block", "ok")[0] in (0, 1)
 
 

@@ -49,3 +49,26 @@ def test_make_demo_prints_the_verdicts() -> None:
     lines = [line.strip() for line in demo.splitlines()[1:]]
     assert "$(BIN)/symabsorb prove examples/paper.absorb" in lines  # the summary table on screen
     assert any(line.endswith("-o report.md") for line in lines)
+
+
+def test_gpt2_conv1d_names_get_transpose_first(tmp_path: Path) -> None:
+    """Issue 28 row 2: swapping up and down gives a valid-shaped, wrong block; GPT-2's Conv1D
+    `c_fc`/`c_proj` store in x out, so the hint is `transpose: true`."""
+    import pytest as _pytest
+
+    np = _pytest.importorskip("numpy")
+    safetensors = _pytest.importorskip("safetensors.numpy")
+    rng = np.random.default_rng(0)
+    d, m = 3, 12
+    safetensors.save_file({"h.0.mlp.c_fc.weight": rng.standard_normal((d, m)),
+                           "h.0.mlp.c_proj.weight": rng.standard_normal((m, d))}, str(tmp_path / "gpt2.safetensors"))
+    spec = tmp_path / "g.absorb"
+    spec.write_text('block b { activation: gelu weights: "gpt2.safetensors" prefix: "h.0.mlp." '
+                    'up: "c_fc.weight" down: "c_proj.weight" }\nabsorb b\n', encoding="utf-8")
+    code, _, err, _ = run_cli("prove", str(spec))
+    assert code == 2
+    assert "GPT-2's Conv1D" in err and "add `transpose: true`" in err and "exchange" not in err
+    spec.write_text(spec.read_text(encoding="utf-8").replace('down: "c_proj.weight"',
+                                                             'down: "c_proj.weight" transpose: true'), encoding="utf-8")
+    code, _, err, _ = run_cli("prove", str(spec))
+    assert code in (0, 1), err

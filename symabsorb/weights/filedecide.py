@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, fields, replace
 from fractions import Fraction
 from pathlib import Path
@@ -142,9 +143,16 @@ def _check_declared_sizes(block: Block, w: LoadedWeights, d: int, m: int) -> Non
 
     assert block.weights is not None
     span, up = block.weights.span, w.keys[0]
-    swapped = (f"`{w.keys[0]}` is {m} x {d} and `{w.keys[1]}` {d} x {m}: up and down look swapped (W_up is "
-               "width x dim, one row per hidden unit; PyTorch's nn.Linear.weight is already so): exchange `up:` and "
-               "`down:`" + (", or drop `transpose: true` (it is for in x out layouts)" if block.weights.transpose else ""))
+    if block.weights.transpose:
+        swapped = (f"`{w.keys[0]}` is {m} x {d} and `{w.keys[1]}` {d} x {m}: up and down look swapped (W_up is "
+                   "width x dim, one row per hidden unit; PyTorch's nn.Linear.weight is already so): exchange `up:` "
+                   "and `down:`, or drop `transpose: true` (it is for in x out layouts)")
+    else:  # both tensors the other way round: an in x out file (GPT-2's Conv1D) first, not a swap that fits
+        conv1d = any(key and re.search(r"(^|\.)c_(fc|proj)(\.|$)", key) for key in w.keys[:2])
+        swapped = (f"`{w.keys[0]}` is {m} x {d} and `{w.keys[1]}` {d} x {m}: the file looks stored in x out"
+                   + (" (GPT-2's Conv1D `c_fc`/`c_proj` are)" if conv1d else "") + ": add `transpose: true`"
+                   + ("" if conv1d else "; or, if `up:` and `down:` name each other's tensor (W_up is width x dim, "
+                      "like nn.Linear.weight), exchange them"))
     for what, declared, actual in (("dim", block.dim, d), ("width", block.width, m)):
         if isinstance(declared, int) and declared != actual:
             other = m if what == "dim" else d
