@@ -83,3 +83,15 @@ def test_an_open_summary_leads_with_the_blocking_hypothesis(tmp_path: Path) -> N
     assert "Blocked by:" in report.render("html") and "Blocked by:" in report.render("tex")
     # a verdict that is not open names no blocker
     assert "Blocked by" not in symabsorb.classify("relu").render("md")
+
+
+def test_template_spacing_in_plain_text() -> None:
+    """Issue 28 row 10: a template's `{M}x` with M = I_d was `I_dx` (TeX reads I_d x, the terminal a
+    subscript `dx`): the placeholder is followed by a space; `\\texttt` is a font, not a word."""
+    from symabsorb.report.plainmath import plain_math
+    from symabsorb.theory.prover import _fill
+
+    assert _fill("B'(x) = -{M}x", {"M": "I_d"}) == "B'(x) = -I_d x"
+    assert _fill("{M}x", {"M": "M"}) == "Mx" and _fill("z^{k}x", {"k": "2"}) == "z^{2}x"
+    assert plain_math(_fill("B'(x) = -{M}x", {"M": "I_d"})) == "B'(x) = -I_d x"
+    assert plain_math(r"\texttt{alpha\_minus} = 0") == "alpha_minus = 0"

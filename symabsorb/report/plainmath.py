@@ -39,7 +39,7 @@ _SYMBOLS = {
     "varphi": "φ", "chi": "χ", "psi": "ψ", "omega": "ω", "Gamma": "Γ", "Delta": "Δ", "Theta": "Θ",
     "Lambda": "Λ", "Xi": "Ξ", "Pi": "Π", "Sigma": "Σ", "Phi": "Φ", "Psi": "Ψ", "Omega": "Ω", "Upsilon": "Υ",
 }
-_FONTS = {"mathrm", "operatorname", "text", "textrm", "textit", "textbf", "mathbf", "mathit", "mathsf",
+_FONTS = {"mathrm", "operatorname", "text", "textrm", "textit", "textbf", "texttt", "mathbf", "mathit", "mathsf",
           "mathtt", "boldsymbol", "bm", "mathcal", "mathscr", "mathfrak", "emph", "hat", "bar", "tilde",
           "widehat", "widetilde", "overline", "vec", "dot"}
 _BLACKBOARD = {"R": "ℝ", "N": "ℕ", "Z": "ℤ", "Q": "ℚ", "C": "ℂ"}

@@ -132,7 +132,9 @@ def _fill(template: str, values: dict[str, str]) -> str:
         out = parts[0]
         for part in parts[1:]:
             argument = out.endswith(("^", "_", "}")) or re.search(r"\\[A-Za-z]+\s*$", out) is not None
-            out += ("{" + value + "}" if argument else value) + part
+            # `{M}x` with M = I_d: TeX reads `I_dx` as I_d x, plain text as a subscript `dx`; a space says it
+            gap = " " if re.search(r"[_^][A-Za-z0-9]$", value) and part[:1].isalpha() else ""
+            out += ("{" + value + "}" if argument else value) + gap + part
         template = out
     return template
 
