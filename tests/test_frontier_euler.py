@@ -196,9 +196,9 @@ def test_the_span_witness_is_exact_on_many_points() -> None:
 
 @pytest.mark.parametrize(("text", "verdict", "by"), [
     # a hidden zero multiplying the family's term: σ = z, nothing Euler-type is left (the resolver folds a
-    # sum of constants proved 0 to 0, so L-linear sees σ = z; written as a product it reaches the analysis)
+    # sum of constants proved 0 to 0, so L-linear sees σ = z)
     ("z + (cosh(1)^2 - sinh(1)^2 - 1)*z*log(abs(z))", "absorbable", "L-linear"),
-    ("z + ((cosh(1) - sinh(1))*(cosh(1) + sinh(1)) - 1)*z*log(abs(z))", "open", None),
+    ("z + ((cosh(1) - sinh(1))*(cosh(1) + sinh(1)) - 1)*z*log(abs(z))", "absorbable", "L-linear"),
     ("if z >= 0 and z <= 0 then 0 else z*log(abs(z)) + ((cosh(1) - sinh(1))*(cosh(1) + sinh(1)) - 1)*z^2",
      "conditional", "R-log"),
     ("relu(z) + ((cosh(1) - sinh(1))*(cosh(1) + sinh(1)) - 1)*abs(z)^(3/2)", "conditional", "thm8"),

@@ -8,8 +8,10 @@ library may fail to see through the disguise, never be fooled by it). Theorem SD
 ``impossible (all weights)`` for ReLU written that way: the decomposition kept a coefficient unless it
 was *written* 0.
 
-Every verdict comes from the public API (``symabsorb.classify`` and spec text through
-``symabsorb.load``/``symabsorb.prove``), so the mutated text goes through the parser like a user's.
+Every verdict comes from the public API: ``symabsorb.classify`` and spec text through
+``symabsorb.load``/``symabsorb.prove`` (the mutated text goes through the parser like a user's), and
+``symabsorb.classify`` on an activation holding a SymPy expression (the analysis meets the hidden
+zero exactly as written).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import functools
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -25,9 +28,10 @@ from hypothesis import strategies as st
 import symabsorb
 from symabsorb.model.catalog import CATALOG
 
-#: The first three are folded by SymPy on construction; the next two are sums of irrational constants,
-#: which the resolver replaces by the rational they are proved to equal (``model/resolve.py``); the last
-#: two are products, which reach the analysis exactly as written (:data:`HARD_ZEROS`).
+#: The first three are folded by SymPy on construction; the others are sums with irrational terms, which
+#: the resolver replaces by the rational they are proved to equal (``model/resolve.py``, exact sign
+#: decision). The analysis meets hidden zeros as written through the API (SymPy expressions): see
+#: :data:`SYMPY_ZEROS` and the properties on them below.
 HIDDEN_ZEROS = ("(sqrt(2)^2 - 2)", "sin(pi)", "(exp(log(3)) - 3)", "(cosh(1)^2 - sinh(1)^2 - 1)",
                 "(log(6) - log(2) - log(3))", "((cosh(1) - sinh(1))*(cosh(1) + sinh(1)) - 1)",
                 "((log(2) + log(3))/log(6) - 1)")
@@ -131,6 +135,77 @@ def test_the_issue_examples_decided_by_the_analysis_itself() -> None:
                             (sp.Piecewise((Z, Z > 0), (Z + h * sp.exp(Z), True)), "z")):
             got = symabsorb.classify(dataclasses.replace(relu, expr=expr, name="hidden")).verdict
             assert got in (_verdict(plain), "open"), (expr, got)
+
+
+def test_euler_type_coefficients_written_as_hidden_zeros_in_sympy() -> None:
+    import dataclasses
+
+    import sympy as sp
+
+    from symabsorb.model.functions import Z
+    from symabsorb.model.resolve import activation_from_text
+
+    base = activation_from_text("relu")
+    tlog = "if z >= 0 and z <= 0 then 0 else z*log(abs(z))"
+    for h in _sympy_zeros():
+        cases = (
+            (Z + h * Z * sp.log(sp.Abs(Z)), "z"),  # σ = z: never Cor. R-log
+            (sp.Piecewise((0, (Z >= 0) & (Z <= 0)), (Z * sp.log(sp.Abs(Z)) + h * Z**2, True)), tlog),
+            (Z + (1 + h) * sp.Abs(Z) ** sp.Rational(3, 2) - sp.Abs(Z) ** sp.Rational(3, 2), "z"),  # never R-pow
+            (sp.Max(0, Z) + h * sp.Abs(Z) ** sp.Rational(3, 2), "relu"),
+        )
+        for expr, plain in cases:
+            got = symabsorb.classify(dataclasses.replace(base, expr=expr, name="hidden")).verdict
+            assert got in (_verdict(plain), "open"), (expr, got)
+
+
+def _sympy_zeros() -> tuple[Any, ...]:
+    import sympy as sp
+
+    return (sp.cosh(1) ** 2 - sp.sinh(1) ** 2 - 1, sp.log(6) - sp.log(2) - sp.log(3),
+            (sp.cosh(1) - sp.sinh(1)) * (sp.cosh(1) + sp.sinh(1)) - 1, (sp.log(2) + sp.log(3)) / sp.log(6) - 1)
+
+
+def _sympy_terms() -> tuple[Any, ...]:
+    import sympy as sp
+
+    from symabsorb.model.functions import Z
+
+    return (sp.exp(Z), sp.exp(-Z), Z**2, sp.Abs(Z), sp.Max(0, Z) ** 3, sp.sin(Z), sp.log(1 + sp.exp(Z)))
+
+
+def _sympy_mutants(e: Any, h: Any, t: Any) -> list[Any]:
+    """``e + h·t``, and ``h·t`` added in every branch of a case split and every argument of max/min."""
+    import sympy as sp
+
+    from symabsorb.model.functions import Z
+
+    out = [e + h * t]
+    for node in sp.preorder_traversal(e):
+        if isinstance(node, sp.Piecewise):
+            for i in range(len(node.args)):
+                args = [(b + h * t, c) if j == i else (b, c) for j, (b, c) in enumerate(node.args)]
+                out.append(e.xreplace({node: sp.Piecewise(*args)}))
+        elif isinstance(node, (sp.Max, sp.Min)):
+            for i, a in enumerate(node.args):
+                if a.has(Z):
+                    out.append(e.xreplace({node: type(node)(*(x + h * t if j == i else x
+                                                              for j, x in enumerate(node.args)))}))
+    return out
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(name=st.sampled_from(UNGATED), h=st.integers(0, 3), t=st.integers(0, 6), pick=st.integers(0, 99))
+def test_hidden_zero_written_in_sympy_never_changes_the_verdict(name: str, h: int, t: int, pick: int) -> None:
+    import dataclasses
+
+    from symabsorb.model.resolve import activation_from_text
+
+    act = activation_from_text(name)
+    options = _sympy_mutants(act.expr, _sympy_zeros()[h], _sympy_terms()[t])
+    expr = options[pick % len(options)]
+    got = symabsorb.classify(dataclasses.replace(act, expr=expr, name="hidden")).verdict
+    _same_or_open(_verdict(name), str(got), f"{name} written as {expr}")
 
 
 def test_an_undecided_zero_test_is_never_read_as_nonzero() -> None:

@@ -456,8 +456,20 @@ ALLOWED: tuple[tuple[str, str, str], ...] = (
      'if rational and v != 0 and not (_TINY_WEIGHT <= abs(v) <= _HUGE_WEIGHT):',
      RATIONAL),
     ('model/resolve.py',
-     'return bool(v.is_zero)',
-     'a Rational (checked is_Rational): exact'),
+     'if v.has(sp.log) and sp.expand(sp.logcombine(v, force=False)) == 0:',
+     'True only for a literal 0, which is 0: the other outcome proves nothing and is not used as'
+     ' a claim (logcombine without force is an identity)'),
+    ('model/resolve.py',
+     'if v.has(sp.sinh, sp.cosh, sp.tanh, sp.sin, sp.cos, sp.tan) and sp.expand(v.rewrite(sp.exp)) == 0:',
+     'True only for a literal 0, which is 0: the other outcome proves nothing and is not used as'
+     ' a claim (rewrite and expand are identities)'),
+    ('model/resolve.py',
+     'return bool(sp.simplify(v) == 0)',
+     'True only for a literal 0, which is 0: the other outcome proves nothing and is not used as'
+     ' a claim (simplify is an identity, bounded in CPU time)'),
+    ('model/resolve.py',
+     'return v.is_zero is True',
+     "a Rational (exact) or SymPy's deductive assumption on parameters (True only when proved)"),
     ('paths.py',
      'what = "the spec" if i == 0 else "the input"',
      TEXT),

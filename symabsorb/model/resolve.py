@@ -704,25 +704,54 @@ def _matrix(m: s.Matrix, scope: Scope, what: str, rational: bool) -> sp.Immutabl
     return sp.ImmutableMatrix(rows)
 
 
-def _proved_zero(v: sp.Expr) -> bool:
-    """``v = 0`` by the exact sign decision (a hidden zero such as ``cosh(1)^2 - sinh(1)^2 - 1`` is 0)."""
-    if v.is_Rational:
-        return bool(v.is_zero)
-    from ..analysis.identity import exact_zero  # the analysis layer is loaded only when a constant needs it
+#: CPU seconds the resolver spends proving one constant 0 by SymPy's ``simplify`` (past it: not shown).
+PROVE_ZERO_SECONDS = 1.0
 
-    return exact_zero(v) is True
+
+def _proved_zero(v: sp.Expr) -> bool:
+    """``v = 0`` proved by exact identities (a hidden zero such as ``cosh(1)^2 - sinh(1)^2 - 1`` is 0).
+
+    The model layer sits below the analysis (no enclosures here), and needs only this direction: a
+    float screens out the constants that are clearly not 0 (it decides nothing: they are merely not
+    folded), then ``exp`` rewriting, ``logcombine`` (an identity for positive arguments, which it
+    checks) and a CPU-bounded ``simplify`` prove 0 or leave ``v`` as written."""
+    if v.is_Rational or v.free_symbols:
+        return v.is_zero is True
+    if v.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
+        return False
+    try:
+        screen = abs(complex(v.evalf(60)))
+    except (TypeError, ValueError, ArithmeticError):
+        return False
+    if screen > 1e-40:
+        return False
+    if v.has(sp.sinh, sp.cosh, sp.tanh, sp.sin, sp.cos, sp.tan) and sp.expand(v.rewrite(sp.exp)) == 0:
+        return True
+    if v.has(sp.log) and sp.expand(sp.logcombine(v, force=False)) == 0:
+        return True
+    from ..budget import BudgetExhausted, Timeout, deadline
+
+    try:
+        with deadline(PROVE_ZERO_SECONDS):
+            return bool(sp.simplify(v) == 0)
+    except BudgetExhausted:
+        raise
+    except Timeout:
+        return False
 
 
 def _exact_sum(e: sp.Expr) -> sp.Expr:
-    """``e`` with the constant part of the sum replaced by the rational number it equals, when it has
-    two or more irrational terms and the exact sign decision proves the equality: ``cosh(1)^2 −
-    sinh(1)^2 − 1`` is 0 and ``z + 3 + (log 6 − log 2 − log 3)`` is ``z + 3``. Every later reader
+    """``e`` with the constant part of the sum replaced by the rational number it equals, when it is
+    a sum with an irrational term and the exact sign decision proves the equality: ``cosh(1)^2 −
+    sinh(1)^2 − 1`` and ``(cosh 1 − sinh 1)(cosh 1 + sinh 1) − 1`` are 0, ``z + 3 + (log 6 − log 2 −
+    log 3)`` is ``z + 3``. Every later reader
     (``max``/``min``, case splits, breakpoints, coefficients) then sees the number itself, which SymPy
     can compare. The candidate comes from a float; only the exact decision replaces anything."""
     if not isinstance(e, sp.Add):
         return e
     const, rest = e.as_independent(*e.free_symbols, as_Add=True) if e.free_symbols else (e, sp.S.Zero)
-    if sum(1 for a in sp.Add.make_args(const) if not a.is_Rational) < 2 or not const.is_number:
+    terms = sp.Add.make_args(const)
+    if len(terms) < 2 or all(a.is_Rational for a in terms) or not const.is_number:
         return e
     try:
         approx = const.evalf(40)
