@@ -234,6 +234,7 @@ def test_atlas_counts_frontier_family_and_conjectures(in_process_run: tuple[Path
     assert "<svg" in render_atlas(atlas, "html")
 
 
+@pytest.mark.slow  # starts a local Dask cluster (seconds of start-up)
 def test_dask_and_in_process_give_identical_results(in_process_run: tuple[Path, Any], tmp_path: Path) -> None:
     require_module("distributed", "explore")
     from symabsorb.explore.executors import DaskExecutor

@@ -8,6 +8,7 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
 from conftest import EXAMPLES, require_program, run_cli
 
 from symabsorb.report.latex import GRAPH_ROW
@@ -37,6 +38,7 @@ def test_latex_order_graph_and_titles(tmp_path: Path) -> None:
     assert "Other candidate results, by the hypothesis that failed" in body
 
 
+@pytest.mark.slow  # pdfLaTeX twice (the slow tier runs it; make test-fast does not)
 def test_latex_layout_compiles_and_the_graph_fits(tmp_path: Path) -> None:
     pdflatex = require_program("pdflatex", "texlive-latex-base")
     tex = _tex(tmp_path)

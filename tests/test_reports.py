@@ -145,6 +145,7 @@ def test_jupyter_reprs(paper_report) -> None:  # type: ignore[no-untyped-def]
     assert "\\begin{result}{Proposition}{5}" in report.render("tex", fragment=True)
 
 
+@pytest.mark.slow  # pdfLaTeX runs (the slow tier runs it; make test-fast does not)
 def test_latex_compiles_without_errors_or_undefined_references(tmp_path: Path) -> None:
     pdflatex = require_program("pdflatex", "texlive-latex-base")
     tex = tmp_path / "report.tex"
