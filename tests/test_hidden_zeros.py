@@ -208,6 +208,22 @@ def test_hidden_zero_written_in_sympy_never_changes_the_verdict(name: str, h: in
     _same_or_open(_verdict(name), str(got), f"{name} written as {expr}")
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("name", UNGATED)
+def test_hidden_zero_written_in_sympy_never_changes_the_verdict_exhaustive(name: str) -> None:
+    import dataclasses
+
+    from symabsorb.model.resolve import activation_from_text
+
+    act = activation_from_text(name)
+    base = _verdict(name)
+    zeros, terms = _sympy_zeros(), _sympy_terms()
+    for h, t in ((zeros[0], terms[0]), (zeros[2], terms[3]), (zeros[1], terms[4]), (zeros[3], terms[1])):
+        for expr in dict.fromkeys(_sympy_mutants(act.expr, h, t)):
+            got = symabsorb.classify(dataclasses.replace(act, expr=expr, name="hidden")).verdict
+            _same_or_open(base, str(got), f"{name} written as {expr}")
+
+
 def test_an_undecided_zero_test_is_never_read_as_nonzero() -> None:
     import sympy as sp
 
