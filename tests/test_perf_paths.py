@@ -76,6 +76,9 @@ def test_units_in_blocks_equal_the_whole_product() -> None:
     whole = fs.units(x, block=10_000)
     for block in (1, 3, 7, 39):
         assert np.allclose(fs.units(x, block=block), whole, rtol=1e-12, atol=1e-12)
+        base = rng.standard_normal(whole.shape)
+        added = fs.units(x, block=block, add_to=base.copy())
+        assert np.allclose(added, base + whole, rtol=1e-12, atol=1e-12)
 
 
 def test_a_big_layer_reports_its_long_stages(monkeypatch: pytest.MonkeyPatch) -> None:
