@@ -1278,7 +1278,7 @@ SCAN_BOMBS: dict[str, Callable[[Path], None]] = {
                                           b"\0" * 4, f"ck/f{i}.safetensors") for i in range(3000)],
     "deep-dirs": lambda d: _safetensors(d, {"W_up": {"dtype": "F32", "shape": [1, 1], "data_offsets": [0, 4]}},
                                         b"\0" * 4, "ck/" + "d/" * 300 + "f.safetensors"),
-    "dir-symlink-loop": lambda d: ((d / "ck").mkdir(), os.symlink("..", d / "ck" / "up"), os.symlink(".", d / "ck" / "s")),
+    "dir-symlink-loop": lambda d: ((d / "ck").mkdir(exist_ok=True), os.symlink("..", d / "ck" / "up"), os.symlink(".", d / "ck" / "s")),
     "config-deep": lambda d: (_npz_named(d, ("layer.0.mlp.fc1.weight", "layer.0.mlp.fc2.weight"), "ck/w.npz"),
                               w(d / "ck/config.json", "[" * 100000 + "]" * 100000)),
     "config-fifo": lambda d: (_npz_named(d, ("layer.0.mlp.fc1.weight", "layer.0.mlp.fc2.weight"), "ck/w.npz"),
