@@ -60,8 +60,24 @@ def _concrete_result(derivation: Derivation, library: Library) -> str:
     return (r.conclusion.concrete or "") if r is not None else ""
 
 
-def refine_deep(target: Stack, derivation: Derivation, library: Library) -> Derivation:
-    """``derivation`` (the stack's, after the block composition) refined by Part III for inline exact weights."""
+def _bias_free_relu(target: Stack) -> str:
+    """Why the stack is not proved bias-free ReLU (the arithmetic of Theorems 1D and FA's procedures), or ``""``.
+
+    Checked here, not left to the deciding result's hypotheses: a user's copy of a result without them must not
+    make these procedures decide another σ."""
+    from ..theory.checks import Subject
+    from ..theory.hypotheses import check
+
+    found = check("each_bias_free_relu", Subject(stack=target), {})
+    if found.status is HypStatus.PROVED:
+        return ""
+    return (f"the exact procedure computes with bias-free ReLU only, and this stack is not proved one "
+            f"({found.reason or found.status.value})")
+
+
+def refine_deep(target: Stack, derivation: Derivation, library: Library, fd: bool = True) -> Derivation:
+    """``derivation`` (the stack's, after the block composition) refined by Part III for inline exact weights
+    (``fd=False``: without Theorem FD's certificate, which ``verify`` re-checks from the report's points)."""
     blocks, symbolic = profile(target)
     if symbolic or len(blocks) < 2 or not all(b.has_inline_weights for b in blocks):
         return derivation
@@ -70,13 +86,15 @@ def refine_deep(target: Stack, derivation: Derivation, library: Library) -> Deri
     if derivation.verdict in (Verdict.NOT_ABSORBABLE, Verdict.IMPOSSIBLE):
         return derivation
     proc = _concrete_result(derivation, library)
+    if proc in ("slopes-1d", "fold") and (why := _bias_free_relu(target)):
+        return _open_these(derivation, derivation.decided_by or "", why)
     if proc == "slopes-1d":
         return _decide_1d(target, derivation, library)
     if proc == "fold":
         derivation = _decide_fold(target, derivation)
     if derivation.verdict is Verdict.OPEN:
         derivation = _transfer_1d(target, derivation, library)
-    if derivation.verdict is Verdict.OPEN:
+    if derivation.verdict is Verdict.OPEN and fd:
         derivation = _fd(target, derivation, library)
     return derivation
 
