@@ -81,7 +81,9 @@ def width_bounds(block: Block, base: Derivation, budget: float | None = DEFAULT_
     if rid in library.results and library.get(rid).conclusion.concrete == "degenerate" and block.has_inline_weights:
         from .degenerate import degenerate_width  # Theorem D: exact w* for any weights of one block
 
-        found = degenerate_width(block, rid)
+        target = _decided_block(block)  # under a norm after the sum: the reduced block (Lemma PN), as `absorb`
+        found = (degenerate_width(target, rid) if target is not None
+                 and library.get(rid).admits(target.question.bias_label, target.question.norm) else None)
         if found is not None:
             low, high, d_steps, d_witness = found
             return WidthBounds(high, low, False, Scope.THESE, tuple(steps) + tuple(d_steps), d_witness, rid)
@@ -136,6 +138,19 @@ def width_bounds(block: Block, base: Derivation, budget: float | None = DEFAULT_
                                     f"needs a unit of $B'$ ([{lines_id}]){why}, so the width is at least "
                                     f"${_text(lower)}$.", (lines_id,) + ((rid,) if not_at_m else ())))
     return WidthBounds(upper, lower, False, lower_scope, tuple(steps))
+
+
+def _decided_block(block: Block) -> Block | None:
+    """The block the deciding result was applied to: ``block`` itself, or under a normalisation after the
+    residual sum the reduced block (skip ``PM``, output weights ``P·W_down`` for post-LN; the block without the
+    norm for post-RMSNorm), whose ordinary question is this block's (theory/layers.py); None if it cannot be built
+    (referee of issue 30, F3: Theorem D on the untransformed ``M``, ``W_down`` gave a wrong ``w*``)."""
+    if block.question.norm == "none":
+        return block
+    from ..theory.layers import reduced_block
+
+    reduced = reduced_block(block)
+    return None if isinstance(reduced, str) else reduced
 
 
 def _min(a: int | sp.Expr, b: int | sp.Expr) -> int | sp.Expr:
