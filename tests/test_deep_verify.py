@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -167,3 +168,46 @@ def test_fold_and_slopes_refuse_a_sigma_that_is_not_relu(tmp_path: Path, rid: st
     d = decide(target, library)
     assert d.decided_by == f"{rid}-user", d.decided_by  # the user's copy decides (its hypotheses hold)
     assert d.verdict is Verdict.OPEN and "bias-free ReLU only" in " ".join(d.notes), d.verdict
+
+
+REPEAT = """
+block f1 { activation: relu dim: 2 width: 4 W_up: [[1, 0], [0, 1], [1, 1], [1, -1]]
+           W_down: [[-1, 0, 1/3, 1/5], [0, -1, 1/7, -1/4]] }
+block g6 { activation: relu dim: 2 width: 6 W_up: [[1, 0], [0, 1], [1, 1], [1, -1], [2, 1], [1, 2]]
+           W_down: [[-1, 0, 1/3, 1/5, 1/2, 1/9], [0, -1, 1/7, -1/4, 1/3, 1/5]] }
+stack f1x3 = f1 ^ 3
+stack wflips = [f1, g6]
+"""
+
+
+def test_a_repeated_stack_has_one_witness_layer_per_block(tmp_path: Path) -> None:
+    from symabsorb.model import resolve_text
+    from symabsorb.theory.library import default_library
+    from symabsorb.weights.concrete import decide
+    from symabsorb.weights.export import witness_arrays
+
+    stack = next(s for s in resolve_text(REPEAT, str(tmp_path / "r.absorb")).stacks if s.name == "f1x3")
+    d = decide(stack, default_library())
+    assert d.verdict is Verdict.ABSORBABLE and d.witness is not None and len(d.witness.layers) == 3
+    assert {k.split(".")[1] for k in witness_arrays(d.witness)} == {"0", "1", "2"}
+
+
+def test_a_composed_witness_does_not_show_the_stack_results_condition(tmp_path: Path) -> None:
+    from symabsorb.model import resolve_text
+    from symabsorb.theory.library import default_library
+    from symabsorb.weights.concrete import decide
+
+    stack = next(s for s in resolve_text(REPEAT, str(tmp_path / "r.absorb")).stacks if s.name == "wflips")
+    d = decide(stack, default_library())  # a widening profile (Theorem FA's), absorbed by composing flips
+    assert d.verdict is Verdict.ABSORBABLE and d.witness is not None and d.witness.layers
+    assert d.condition is None and d.sufficient is None and d.necessary is None
+
+
+def test_the_fd_text_says_which_points_were_used() -> None:
+    from symabsorb.weights.deep import FDCertificate
+    from symabsorb.weights.deepdecide import fd_step_text
+
+    pts = tuple((Fraction(i), Fraction(1)) for i in range(22))
+    text = fd_step_text(FDCertificate(24, 20, 24, pts, None, 13, True, 32))
+    assert "22 rational points" in text and "the 4 where a pre-activation vanishes are left out" in text
+    assert "2 in each of the 13 sectors" not in text

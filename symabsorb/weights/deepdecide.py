@@ -79,10 +79,13 @@ def refine_deep(target: Stack, derivation: Derivation, library: Library, fd: boo
     """``derivation`` (the stack's, after the block composition) refined by Part III for inline exact weights
     (``fd=False``: without Theorem FD's certificate, which ``verify`` re-checks from the report's points)."""
     blocks, symbolic = profile(target)
+    derivation = _unrolled_witness(target, derivation, len(blocks), symbolic)
     if symbolic or len(blocks) < 2 or not all(b.has_inline_weights for b in blocks):
         return derivation
     if derivation.verdict is Verdict.ABSORBABLE and derivation.witness is not None:
-        return derivation  # composed block witnesses
+        # composed block witnesses: the stack result's condition (e.g. Theorem FA's fold condition) is not theirs
+        return replace(derivation, condition=None, condition_plain=None, condition_constant=None, sufficient=None,
+                       necessary=None)
     if derivation.verdict in (Verdict.NOT_ABSORBABLE, Verdict.IMPOSSIBLE):
         return derivation
     proc = _concrete_result(derivation, library)
@@ -97,6 +100,16 @@ def refine_deep(target: Stack, derivation: Derivation, library: Library, fd: boo
     if derivation.verdict is Verdict.OPEN and fd:
         derivation = _fd(target, derivation, library)
     return derivation
+
+
+def _unrolled_witness(target: Stack, derivation: Derivation, depth: int, symbolic: bool) -> Derivation:
+    """A composed witness has one residual-free block per block of the stack as written (``f ^ 3``: one); the
+    stack is that list repeated, so the witness is too (``absorb -o`` writes every layer)."""
+    w = derivation.witness
+    if symbolic or w is None or not w.layers or len(w.layers) == depth or not isinstance(target.repeat, int) \
+            or len(w.layers) * target.repeat != depth:
+        return derivation
+    return replace(derivation, witness=replace(w, layers=tuple(w.layers) * target.repeat))
 
 
 def _transfer_1d(target: Stack, derivation: Derivation, library: Library) -> Derivation:
@@ -254,8 +267,9 @@ def fd_step_text(cert: FDCertificate) -> str:
         pts = (f"{len(cert.points)} rational points, 2 in each of the {cert.sectors} sectors of the refined kink "
                "arrangement")
     elif cert.sectors:
-        pts = (f"{len(cert.points)} rational points (of 2 in each of the {cert.sectors} sectors of the refined kink "
-               "arrangement, those where no pre-activation vanishes)")
+        pts = (f"{len(cert.points)} rational points (2 were taken in each of the {cert.sectors} sectors of the "
+               f"refined kink arrangement; the {2 * cert.sectors - len(cert.points)} where a pre-activation vanishes "
+               "are left out)")
     else:
         pts = f"{len(cert.points)} rational points"
     return (f"Theorem FD's certificate: {pts}, every pre-activation at every layer decided nonzero exactly; the exact "
