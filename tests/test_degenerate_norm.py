@@ -10,8 +10,12 @@ gives width 2: ``w* = 2`` (the untransformed block has ``w* = 4``).
 
 from __future__ import annotations
 
+import json
 import random
 from fractions import Fraction
+from typing import Any
+
+import pytest
 
 import symabsorb
 from symabsorb.theory.library import default_library
@@ -68,3 +72,65 @@ def test_post_rms_width_uses_the_block_without_the_norm() -> None:
     plain = symabsorb.prove(symabsorb.load(spec.replace("\n  norm: post-ln", ""))).results[1]
     assert plain.decided_by == normed.decided_by == "Theorem D"
     assert normed.condition == plain.condition
+
+
+# ---- verify: the reduced block, the re-derived verdict compared (F1, F2), a sandwich witness (F5) ----------
+
+PLN = """block postln { activation: relu
+  W_up: [[3, 3], [-3, -3]]
+  W_down: [[1, 0], [0, 1]]
+  norm: post-ln }
+absorb postln
+"""
+
+# the referee's sw34.absorb: GELU-tanh, degenerate (zero rows), decided by Cor. D-sandwich's sufficient half
+SW34 = """block b34 { activation: gelu_tanh
+ skip: [[1, 1], [0, -1]]
+ W_up: [[0, 0], [0, 0], [0, -3], [0, 1], [-2, -3]]
+ W_down: [[0, -2, -2, 3, -2], [-2, 3, 2, -2, -1]] }
+absorb b34
+"""
+
+
+def _report(tmp_path: Any, text: str) -> tuple[Any, dict[str, Any]]:
+    from symabsorb.cli import main
+
+    spec = tmp_path / "s.absorb"
+    spec.write_text(text)
+    report = tmp_path / "r.json"
+    assert main(["prove", str(spec), "-o", str(report), "--no-cache"]) in (0, 1)
+    return report, json.loads(report.read_text())
+
+
+def _verify(report: Any, data: dict[str, Any]) -> int:
+    from symabsorb.cli import main
+
+    report.write_text(json.dumps(data))
+    return main(["verify", str(report), "--no-cache"])  # type: ignore[no-any-return]
+
+
+def test_verify_post_ln_theorem_d(tmp_path: Any) -> None:
+    pytest.importorskip("numpy", reason="verify needs numpy (the extras)")
+    report, data = _report(tmp_path, PLN)
+    d = data["queries"][0]["derivation"]
+    # P W_down = P, rows ±(3, 3) lie in ker P: the reduced block is absorbable (the referee's pln.json)
+    assert d["decided_by"] == "thm-D" and d["verdict"] == "absorbable"
+    assert _verify(report, data) == 0  # F1: was rejected (witness compared with the untransformed block)
+    bad = json.loads(json.dumps(data))
+    bad["queries"][0]["derivation"]["verdict"] = "not-absorbable"
+    bad["queries"][0]["derivation"]["witness"] = None
+    assert _verify(report, bad) == 1  # F2: was accepted (the untransformed block is not absorbable at width 2)
+
+
+def test_verify_sandwich_witness(tmp_path: Any) -> None:
+    pytest.importorskip("numpy", reason="verify needs numpy (the extras)")
+    report, data = _report(tmp_path, SW34)
+    d = data["queries"][0]["derivation"]
+    assert d["decided_by"] == "cor-D-sandwich" and d["verdict"] == "absorbable"
+    assert _verify(report, data) == 0  # F5: was rejected (checked as a flip witness with S = ∅)
+    bad = json.loads(json.dumps(data))
+    bad["queries"][0]["derivation"]["witness"]["W_down"][0][0] = "1"
+    assert _verify(report, bad) == 1
+    bad = json.loads(json.dumps(data))
+    bad["queries"][0]["derivation"]["verdict"] = "not-absorbable"
+    assert _verify(report, bad) == 1

@@ -499,10 +499,12 @@ def _check_file_witness(witness: dict[str, Any], cert: Certificate, loaded: Any,
 def _check_inline_query(d: dict[str, Any], block: Any, verdict: str) -> str | None:
     """An inline block's witness, re-checked in exact rationals: the flip of the spec's weights over
     its index set, and ``W_down[:,S] W_up[S,:] = T`` with ``T = −M/(2c)`` re-derived from the spec."""
-    from .degenerate_verify import check_inline_degenerate, claims_theorem_d
+    from .degenerate_verify import check_inline_degenerate, check_pair_witness, claims_theorem_d, is_theorem_d_witness
 
     if claims_theorem_d(d):  # Theorem D (any weights): its own witness and certificate, re-derived from the spec
         return check_inline_degenerate(d, block, verdict)
+    if is_theorem_d_witness(d):  # e.g. Cor. D-sandwich's absorbable: Theorem D's construction, not a flip (F5)
+        return check_pair_witness(d, block, verdict)
     witness = d.get("witness")
     if verdict != "absorbable" or not isinstance(witness, dict) or witness.get("W_up") is None:
         return None  # no flip witness (a rank result, or another verdict): nothing verify can re-check
