@@ -118,10 +118,11 @@ def test_every_concrete_value_has_one_procedure_and_files_are_proved_once(tmp_pa
     np = require_module("numpy", "weights")
     from symabsorb.answer import AnswerContext
     from symabsorb.theory import prover
-    from symabsorb.theory.library import CONCRETE, default_library
+    from symabsorb.theory.library import default_library
+    from symabsorb.theory.procedures import PROCEDURES
     from symabsorb.weights import concrete
 
-    assert set(concrete.PROCEDURES) == set(CONCRETE)
+    assert concrete.PROCEDURES is PROCEDURES and PROCEDURES.unattached() == ()
     np.savez(tmp_path / "w.npz", W_up=np.array([[1.0, 0], [0, 1], [1, 1]]),
              W_down=np.array([[-1.0, 0, 1], [0, -1, 1]]))
     spec = resolve_text("block file { activation: relu  weights: \"w.npz\" }\nabsorb file\n"

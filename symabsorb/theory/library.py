@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..dsl.errors import Span, SpecError
+from .procedures import PROCEDURES
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -44,18 +45,8 @@ BIAS_SETTINGS = ("none", "block", "absorber", "both")
 #: ``[setting] norm``: where the normalisation sits.
 NORM_SETTINGS = ("none", "pre-ln", "post-ln", "pre-rms", "post-rms")
 TARGETS = ("block", "stack", "any")
-#: How concrete weights (inline rationals, or a file's floats read as exact rationals) are decided under a
-#: conditional result: the one switch the concrete-weights layer dispatches on. ``index-set``: some S with
-#: W_down[:,S] W_up[S,:] = T = −M/(2c) (the flip witness); ``rank``: rank(M + c W_down W_up) ≤ m (rank
-#: factorization); ``rescale``: a diagonal D with c W_down D W_up = M (exact linear feasibility);
-#: ``enumerate``: every S against the polynomial identity Σ_{i∈S} a_i 2o(w_i·x) ≡ −Mx (rational weights, m ≤ 12);
-#: ``rescale-signed``: Cor. R-pos, a set N and a diagonal D with c W_down D W_up = M (theory/rpos.py).
-#: ``span`` (Cor. R-log) and ``rescale-power`` (Cor. R-pow): weights/euler_concrete.py.
-#: ``slopes-1d`` (Theorem 1D: the slopes F(1), −F(−1) decided exactly) and ``fold`` (Theorem FA's exact fold test):
-#: deep stacks, weights/deep.py. ``degenerate`` (Theorem D: any weights of one block, atoms by line or ±v pair;
-#: weights/degenerate.py).
-CONCRETE = ("index-set", "rank", "rescale", "enumerate", "rescale-signed", "span", "rescale-power", "slopes-1d",
-            "fold", "degenerate")
+#: How concrete weights are decided under a conditional result (``[conclusion] concrete``): the names of the
+#: one registry :data:`symabsorb.theory.procedures.PROCEDURES`, read at load (not copied here).
 #: Kinds of nondegeneracy an "only if" (or a nondegenerate-scope impossibility) may need. ``N1``: rows of W_up
 #: nonzero and pairwise non-collinear, columns of W_down nonzero (MATH.md §6); ``gated-N1``: gate rows nonzero and
 #: pairwise non-collinear, every up row and every column nonzero (MATH.md §10); ``N2``: rows of W_up nonzero, pairs
@@ -106,7 +97,7 @@ class Conclusion:
     sufficient: str | None = None  # "proved"
     necessary: str | None = None  # "proved" | "open"
     degenerate: str | None = None  # for scope "nondegenerate weights": what is known for degenerate weights
-    concrete: str | None = None  # one of CONCRETE: how concrete weights are decided
+    concrete: str | None = None  # a name of theory.procedures.PROCEDURES: how concrete weights are decided
     nondegeneracy: str | None = None  # one of NONDEGENERACY: what the "only if" (or the impossibility) needs
 
 
@@ -426,7 +417,7 @@ def _parse_result(file: str, text: str, declared: Mapping[str, Any]) -> Result:
         if key in c:
             _choice(src, c[key], ("proved", "open"), f"`{key}` status", after=at)
     if "concrete" in c:
-        _choice(src, c["concrete"], CONCRETE, "concrete-weights procedure", after=at)
+        _choice(src, c["concrete"], PROCEDURES.names(), "concrete-weights procedure", after=at)
     nondeg = c.get("nondegeneracy", "N1" if scope == "nondegenerate weights" else None)
     if nondeg is not None:
         _choice(src, nondeg, NONDEGENERACY, "nondegeneracy", after=at)

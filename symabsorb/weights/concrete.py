@@ -6,8 +6,9 @@ weights file's shapes are read first, :func:`.filedecide.load_file_block`), and 
 file's floats (exact dyadic rationals). The prover never looks at concrete weights.
 
 What is done with the weights depends on one field of the deciding result, ``[conclusion] concrete``
-in its TOML file: :data:`PROCEDURES` maps each value to its procedure, for inline weights and, where
-one exists, for file weights. A new concrete procedure is one entry there (docs/architecture.md,
+in its TOML file: :data:`~symabsorb.theory.procedures.PROCEDURES` (the one registry) maps each value
+to its procedure, for inline weights and, where one exists, for file weights. A new concrete procedure
+is one function decorated with :func:`symabsorb.theory.procedures.procedure` (docs/architecture.md,
 "How to add a result"). Before the procedure, the steps every result shares: a verdict "impossible
 (nondegenerate weights)" becomes "not absorbable" for weights whose nondegeneracy is checked exactly
 (inline: by the result's own ``nondegenerate`` hypothesis; files: :func:`.filedecide.file_prelude`).
@@ -17,7 +18,7 @@ Stacks compose their blocks' witnesses (:func:`refine_stack`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from ..model.block import Block, Stack
 from ..model.functions import Z
 from ..theory.derivation import Derivation, DerivationStep, HypStatus, Scope, Verdict, Witness
 from ..theory.library import Library
+from ..theory.procedures import PROCEDURES, Procedure
 from ..theory.prover import Attempt, Proof, derive
 from .decide import WITNESS_TOLERANCE, _fmt_set, decide_block, float_stack_error, stack_max_relative_error
 from .filedecide import FileBlock, FileDecision, FileState, file_prelude, index_set_file, inline_only, load_file_block
@@ -37,17 +39,6 @@ __all__ = ["MAX_ENUMERATED_WIDTH", "PROCEDURES", "Procedure", "decide", "decide_
 
 InlineProcedure = Callable[[Block, Derivation, Attempt, Library], Derivation]
 FileProcedure = Callable[[FileState, FileBlock], FileDecision]
-
-
-@dataclass(frozen=True)
-class Procedure:
-    """How a result's conditional verdict is decided for concrete weights: ``inline`` for the spec's
-    exact rationals (the block the result was applied to, the derivation, the deciding attempt with
-    its bindings, the library); ``file`` for a weights file (None: inline weights only; a file block under it stays
-    open, saying so)."""
-
-    inline: InlineProcedure
-    file: FileProcedure | None = None
 
 
 def refine_inline(proof: Proof, library: Library, *, index_set: bool = True) -> Derivation:
@@ -65,8 +56,9 @@ def refine_inline(proof: Proof, library: Library, *, index_set: bool = True) -> 
             return replace(d, verdict=Verdict.NOT_ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step))
     name = chosen.result.conclusion.concrete or ""
     procedure = PROCEDURES.get(name)
-    if d.verdict is Verdict.CONDITIONAL and procedure is not None and (index_set or name != "index-set"):
-        return procedure.inline(block, d, chosen, library)
+    if (d.verdict is Verdict.CONDITIONAL and procedure is not None and procedure.inline is not None
+            and (index_set or name != "index-set")):
+        return procedure.inline(block, d, chosen, library)  # type: ignore[no-any-return]
     return d
 
 
@@ -85,7 +77,7 @@ def refine_file(proof: Proof, fb: FileBlock, library: Library) -> FileDecision:
     procedure = PROCEDURES.get(result.conclusion.concrete or "") if result is not None else None
     if procedure is None or procedure.file is None:
         return inline_only(state, fb)
-    return procedure.file(state, fb)
+    return procedure.file(state, fb)  # type: ignore[no-any-return]
 
 
 def decide_file(block: Block, base_dir: Path, library: Library, query: str = "",
@@ -386,16 +378,17 @@ def _index_set_inline(block: Block, d: Derivation, chosen: Attempt, library: Lib
     return decided
 
 
-#: The concrete-weight procedures, keyed by a result's ``concrete`` field (the only switch).
-#: ``rank``, ``rescale``, ``enumerate``, ``rescale-signed``, ``span`` and ``rescale-power`` exist for inline exact
-#: weights only.
-PROCEDURES: dict[str, Procedure] = {
-    "index-set": Procedure(_index_set_inline, index_set_file),
-    "rank": Procedure(_rank_decision),
-    "rescale": Procedure(_rescale_decision),
-    "enumerate": Procedure(_polynomial_odd_decision),
-    "rescale-signed": Procedure(_rpos_decision),
-    "span": Procedure(_span_decision),
-    "rescale-power": Procedure(_power_decision),
-    "degenerate": Procedure(_degenerate_decision),
-}
+# The concrete-weight procedures, keyed by a result's ``concrete`` field (the only switch), registered in the
+# one registry (theory/procedures.py). ``rank``, ``rescale``, ``enumerate``, ``rescale-signed``, ``span`` and
+# ``rescale-power`` exist for inline exact weights only; ``slopes-1d`` and ``fold`` decide deep stacks
+# (weights/deepdecide.py dispatches on them).
+PROCEDURES.register("index-set", _index_set_inline, index_set_file)
+PROCEDURES.register("rank", _rank_decision)
+PROCEDURES.register("rescale", _rescale_decision)
+PROCEDURES.register("enumerate", _polynomial_odd_decision)
+PROCEDURES.register("rescale-signed", _rpos_decision)
+PROCEDURES.register("span", _span_decision)
+PROCEDURES.register("rescale-power", _power_decision)
+PROCEDURES.register("degenerate", _degenerate_decision)
+PROCEDURES.register("slopes-1d", stack=True)
+PROCEDURES.register("fold", stack=True)
