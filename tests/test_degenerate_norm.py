@@ -134,3 +134,29 @@ def test_verify_sandwich_witness(tmp_path: Any) -> None:
     bad = json.loads(json.dumps(data))
     bad["queries"][0]["derivation"]["verdict"] = "not-absorbable"
     assert _verify(report, bad) == 1
+
+
+# ---- verify: a file witness compared exactly (F4) --------------------------------------------------------
+
+FLK = """block flk { activation: leaky_relu(alpha = 1/3)
+  dim: 2
+  skip: [[1, 2], [0, -1]]
+  weights: "lk.npz" }
+absorb flk
+"""
+
+
+def test_verify_file_witness_exactly(tmp_path: Any) -> None:
+    np = pytest.importorskip("numpy", reason="file weights need numpy (the extras)")
+    np.savez(tmp_path / "lk.npz", W_up=np.array([[1.0, 2.0], [-2.0, -4.0], [0.0, 0.0], [1.0, 1.0], [3.0, 3.0]]),
+             W_down=np.array([[1.0, 2.0, 5.0, 0.0, 1.0], [3.0, -1.0, 7.0, 1.0, -1.0]]))
+    report, data = _report(tmp_path, FLK)
+    d = data["queries"][0]["derivation"]
+    assert d["decided_by"] == "thm-D" and d["verdict"] == "absorbable"
+    assert _verify(report, data) == 0
+    bad = json.loads(json.dumps(data))
+    entry = bad["queries"][0]["derivation"]["witness"]["W_up"][0][0]
+    assert Fraction(entry) == 1
+    # rounds to the same float64, is not the same number: the referee's f_t2.json (was accepted)
+    bad["queries"][0]["derivation"]["witness"]["W_up"][0][0] = "1.000000000000000000000000001"
+    assert _verify(report, bad) == 1

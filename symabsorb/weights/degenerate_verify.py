@@ -169,6 +169,20 @@ def check_pair_witness(d: dict[str, Any], block: Any, verdict: str) -> str:
             f"(c = {c}; pair-atom normal forms compared in exact rationals)")
 
 
+def _same_entry(x: Any, v: Fraction) -> bool:
+    """Whether the report's entry ``x`` is exactly the construction's ``v``: equal as rationals (read with the
+    bounded parser), or, for a ``v`` that is no float64 number (the file stores the witness as float64: the
+    derivation says so), exactly the shortest decimal of ``float(v)`` (referee of issue 30, F4: ``float(x) ==
+    float(v)`` accepted entries that only round to it)."""
+    from ..untrusted import exact_fraction
+
+    got = exact_fraction(x)
+    if got == v:
+        return True
+    rounded = float(v)
+    return Fraction(rounded) != v and got == Fraction(repr(rounded))
+
+
 def check_file_degenerate(d: dict[str, Any], raw_cert: dict[str, Any], block: Any, verdict: str, root: Any) -> str:
     """Re-check a file block's ``theorem-D`` certificate: the file (bound by its SHA-256) read again, Theorem D's
     exact search run again on its rational values, and the report's witness compared with the one it builds."""
@@ -221,9 +235,9 @@ def check_file_degenerate(d: dict[str, Any], raw_cert: dict[str, Any], block: An
             ok = isinstance(got, list) and len(got) == len(want) and all(
                 isinstance(r, list) and len(r) == len(wr) for r, wr in zip(got, want, strict=False))
             try:
-                ok = ok and isinstance(got, list) and all(float(x) == float(v) for r, wr in zip(got, want, strict=True)
-                                for x, v in zip(r, wr, strict=True))
-            except (TypeError, ValueError):
+                ok = ok and isinstance(got, list) and all(_same_entry(x, v) for r, wr in zip(got, want, strict=True)
+                                                          for x, v in zip(r, wr, strict=True))
+            except (TypeError, ValueError, OverflowError):
                 ok = False
             if not ok:
                 raise CertificateError(f"the witness's {what} is not Theorem D's construction for the file")
