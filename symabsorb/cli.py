@@ -760,6 +760,7 @@ def cmd_absorb(args: argparse.Namespace) -> int:
         witness = result.witness
         write_output(Path(args.output), lambda tmp: write_witness(tmp, witness), protect=_inputs(args.spec, spec))
         print(f"\nwrote the residual-free weights to {args.output}")
+        _rounding_note(witness, "the derivation's witness (`prove -o report.json`: the `absorb` query)")
     return EXIT_OK
 
 
@@ -791,7 +792,16 @@ def _absorb_at_width(args: argparse.Namespace, s: Any, spec: Any) -> int:
 
         write_output(Path(args.output), lambda tmp: write_witness(tmp, witness), protect=_inputs(args.spec, spec))
         print(f"wrote the residual-free weights to {args.output}")
+        _rounding_note(witness)
     return EXIT_OK
+
+
+def _rounding_note(witness: Any, exact_in: str | None = None) -> None:
+    from .weights.export import rounding_note
+
+    note = rounding_note(witness, exact_in)
+    if note:
+        print(f"note: {note}")
 
 
 def cmd_verify(args: argparse.Namespace) -> int:

@@ -160,3 +160,28 @@ def test_verify_file_witness_exactly(tmp_path: Any) -> None:
     # rounds to the same float64, is not the same number: the referee's f_t2.json (was accepted)
     bad["queries"][0]["derivation"]["witness"]["W_up"][0][0] = "1.000000000000000000000000001"
     assert _verify(report, bad) == 1
+
+
+# ---- absorb -o: rounding a non-dyadic exact witness is said (F6) -----------------------------------------
+
+ND = """block nd { activation: leaky_relu(alpha = 1/5)
+  W_up: [[3, 3], [-3, -3]]
+  W_down: [[1, 0], [0, 1]] }
+width nd
+"""
+
+
+def test_absorb_output_says_it_rounds(tmp_path: Any, capsys: Any) -> None:
+    np = pytest.importorskip("numpy", reason="absorb -o needs numpy (the extras)")
+    from symabsorb.cli import main
+
+    spec = tmp_path / "nd.absorb"
+    spec.write_text(ND)
+    out = tmp_path / "nd.npz"
+    assert main(["absorb", str(spec), "--block", "nd", "--width", "4", "-o", str(out), "--no-cache"]) == 0
+    text = capsys.readouterr().out
+    assert "not float64 numbers (in W_down)" in text  # 41/12 and the like (was silent)
+    assert np.load(out)["W_down"].shape == (2, 4)
+    spec.write_text(WLN)
+    assert main(["absorb", str(spec), "--block", "n1", "--width", "2", "-o", str(out), "--no-cache"]) == 0
+    assert "float64 numbers" not in capsys.readouterr().out  # an exact float64 witness: no note

@@ -10,7 +10,7 @@ from typing import Any
 from ..dsl.errors import SymabsorbError
 from ..theory.derivation import Witness
 
-__all__ = ["checkpoint_dtype", "witness_arrays", "write_witness"]
+__all__ = ["checkpoint_dtype", "rounding_note", "witness_arrays", "write_witness"]
 
 
 def _array(m: Any) -> Any:
@@ -50,6 +50,43 @@ def witness_arrays(witness: Witness) -> dict[str, Any]:
         out = renamed
     out["index_set"] = np.array(witness.index_set, dtype=np.int64)
     return out
+
+
+def _inexact(m: Any) -> bool:
+    """Whether an exact (SymPy) matrix has an entry that is no float64 number (float arrays are what they are)."""
+    from fractions import Fraction
+
+    if m is None or not hasattr(m, "tolist") or hasattr(m, "dtype"):
+        return False
+    for row in m.tolist():
+        for x in (row if isinstance(row, list) else [row]):
+            if not getattr(x, "is_Rational", False):
+                return True
+            value = Fraction(int(x.p), int(x.q))
+            try:
+                if Fraction(float(value)) != value:
+                    return True
+            except OverflowError:
+                return True
+    return False
+
+
+def rounding_note(witness: Witness, exact_in: str | None = None) -> str | None:
+    """What ``write_witness`` rounds: the exact witness's matrices with an entry that is no float64 number
+    (written rounded to the nearest float64; ``exact_in``: where the exact witness is), or None (referee of
+    issue 30, F6: Theorem D's witnesses with entries like 41/12 were rounded silently)."""
+    if witness.layers:
+        notes = [(i, rounding_note(layer)) for i, layer in enumerate(witness.layers)]
+        parts = [f"layer {i}: {n}" for i, n in notes if n]
+        return "; ".join(parts) + (f"; the exact witness is in {exact_in}" if parts and exact_in else "") or None
+    names = [name for name, m in (("W_up", witness.w_up), ("W_down", witness.w_down), ("W_gate", witness.w_gate),
+                                  ("b_up", witness.b_up), ("b_down", witness.b_down), ("b_gate", witness.b_gate))
+             if _inexact(m)]
+    if not names:
+        return None
+    return (f"the exact witness has entries that are not float64 numbers (in {', '.join(names)}): written rounded to "
+            "the nearest float64, so the file's block equals the proved one only up to that rounding"
+            + (f"; the exact witness is in {exact_in}" if exact_in else ""))
 
 
 _DTYPES = {"float16": "float16", "float32": "float32", "float64": "float64"}
