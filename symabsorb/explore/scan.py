@@ -26,8 +26,8 @@ from ..budget import BudgetExhausted
 from .budget import run_with_cpu_budget
 from .classify import case_id
 
-__all__ = ["LAYOUTS", "WEIGHT_SUFFIXES", "Layout", "ScanTask", "find_layers", "group_hint", "read_config", "scan_task",
-           "verify_view", "weight_files"]
+__all__ = ["LAYOUTS", "WEIGHT_SUFFIXES", "Layout", "ScanTask", "find_layers", "group_hint", "read_config",
+           "register_layout", "scan_task", "unregister_layout", "verify_view", "weight_files"]
 
 WEIGHT_SUFFIXES = (".safetensors", ".npz", ".pt", ".pth", ".bin")
 #: Largest config.json read (bytes).
@@ -53,6 +53,17 @@ class Layout:
     eps: str = "1e-5"
     marker: str | None = None  # a tensor that must exist beside the layer (tells BERT from ViT)
     model_types: tuple[str, ...] = ()
+    #: the gate is optional: the layer is gated exactly when the ``gate`` tensor is beside it (``gated`` stays
+    #: False: the gate is not required to match), and then ``gated_activation`` is the activation unless
+    #: ``--activation`` names one
+    optional_gate: bool = False
+    gated_activation: str | None = None
+    #: (model_type prefix, activation): a config.json whose ``model_type`` starts with the prefix and names no
+    #: activation means this one (Gemma under the LLaMA names: tanh-GELU), unless ``--activation`` names one
+    model_type_activations: tuple[tuple[str, str], ...] = ()
+    #: (config.json key, value, placement): the normalisation sits at ``placement`` when config.json sets the
+    #: key to the value (OPT's ``do_layer_norm_before: false`` is post-LN); the key is read from config.json
+    norm_by_config: tuple[tuple[str, bool, str], ...] = ()
 
 
 LAYOUTS: tuple[Layout, ...] = (
@@ -72,7 +83,8 @@ LAYOUTS: tuple[Layout, ...] = (
            "mlp.dense_4h_to_h.weight", up_bias="mlp.dense_h_to_4h.bias", down_bias="mlp.dense_4h_to_h.bias",
            norm="pre-ln", norm_tensor="post_attention_layernorm.weight", model_types=("gpt_neox",)),
     Layout("opt", "OPT (pre-LN, biases, ReLU)", "fc1.weight", "fc2.weight", up_bias="fc1.bias", down_bias="fc2.bias",
-           activation="relu", norm="pre-ln", norm_tensor="final_layer_norm.weight", model_types=("opt",)),
+           activation="relu", norm="pre-ln", norm_tensor="final_layer_norm.weight", model_types=("opt",),
+           norm_by_config=(("do_layer_norm_before", False, "post-ln"),)),
     Layout("t5-gated", "T5 v1.1 / Flan-T5 (gated GeGLU wi_0/wi_1, pre-RMSNorm, no biases)",
            "DenseReluDense.wi_1.weight", "DenseReluDense.wo.weight", gate="DenseReluDense.wi_0.weight",
            activation="gelu_tanh", gated=True, norm="pre-rms", eps="1e-6", model_types=("t5", "mt5")),
@@ -81,10 +93,31 @@ LAYOUTS: tuple[Layout, ...] = (
     Layout("llama", "LLaMA / Mistral / Qwen (SwiGLU, pre-RMSNorm)", "mlp.up_proj.weight", "mlp.down_proj.weight",
            gate="mlp.gate_proj.weight", up_bias="mlp.up_proj.bias", down_bias="mlp.down_proj.bias",
            activation="silu", gated=True, norm="pre-rms", eps="1e-6",
-           model_types=("llama", "mistral", "mixtral", "qwen2", "qwen3", "gemma", "gemma2", "gemma3_text")),
+           model_types=("llama", "mistral", "mixtral", "qwen2", "qwen3", "gemma", "gemma2", "gemma3_text"),
+           model_type_activations=(("gemma", "gelu_tanh"),)),
     Layout("symabsorb", "symabsorb's own names (W_up, W_down, W_gate; a bare block)", "W_up", "W_down", gate="W_gate",
-           activation="gelu"),
+           activation="gelu", optional_gate=True, gated_activation="silu"),
 )
+
+
+def register_layout(layout: Layout, *, before: str | None = None) -> Layout:
+    """Add ``layout`` to :data:`LAYOUTS` (a new family is one declaration). The first matching layout wins:
+    ``before`` names the layout it is tried before (default: after every other). A name is registered once."""
+    global LAYOUTS
+    names = [lay.name for lay in LAYOUTS]
+    if layout.name in names:
+        raise ValueError(f"the scan layout `{layout.name}` is already registered")
+    if before is not None and before not in names:
+        raise ValueError(f"no scan layout `{before}` to register `{layout.name}` before (one of {', '.join(names)})")
+    at = names.index(before) if before is not None else len(names)
+    LAYOUTS = (*LAYOUTS[:at], layout, *LAYOUTS[at:])
+    return layout
+
+
+def unregister_layout(name: str) -> None:
+    """Remove the layout ``name`` (for tests that add one)."""
+    global LAYOUTS
+    LAYOUTS = tuple(lay for lay in LAYOUTS if lay.name != name)
 
 #: Activation names of config.json (Hugging Face ``hidden_act`` and friends) and the functions they are.
 CONFIG_ACTIVATIONS = {"gelu": "gelu", "gelu_new": "gelu_tanh", "gelu_fast": "gelu_tanh", "gelu_pytorch_tanh": "gelu_tanh",
@@ -223,8 +256,9 @@ def read_config(folder: Path, root: Path | None = None) -> tuple[dict[str, Any],
         if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 1:
             out["eps"] = value
             break
-    if isinstance(data.get("do_layer_norm_before"), bool):
-        out["do_layer_norm_before"] = data["do_layer_norm_before"]
+    for key in sorted({k for lay in LAYOUTS for k, _, _ in lay.norm_by_config}):  # what a layout's norm reads
+        if isinstance(data.get(key), bool):
+            out[key] = data[key]
     return out, None
 
 
@@ -353,16 +387,18 @@ def _task(path: Path, directory: Path, prefix: str, layout: Layout, keys: set[st
             act = layout.activation
             assumptions.append(f"activation {act} assumed (the {layout.family.split(' (')[0]} layout's usual one; "
                                "no activation in a config.json beside the weights)")
-    gated = layout.gated and layout.gate is not None and prefix + layout.gate in keys
-    if layout.name == "symabsorb":
-        gated = prefix + "W_gate" in keys
-        if gated and activation is None:
-            act = "silu"
-    if layout.name == "llama" and config.get("model_type", "").startswith("gemma") and activation is None:
-        act = _config_activation(config, layout) or "gelu_tanh"
+    gated = (layout.gated or layout.optional_gate) and layout.gate is not None and prefix + layout.gate in keys
+    if layout.optional_gate and gated and activation is None and layout.gated_activation is not None:
+        act = layout.gated_activation
+    for model_prefix, default in layout.model_type_activations:
+        if str(config.get("model_type", "")).startswith(model_prefix) and activation is None:
+            act = _config_activation(config, layout) or default
+            break
     norm = layout.norm
-    if layout.name == "opt" and config.get("do_layer_norm_before") is False:
-        norm = "post-ln"
+    for key, value, placement in layout.norm_by_config:
+        if config.get(key) is value:
+            norm = placement
+            break
     # where the normalisation sits is known when config.json names this architecture; else it is assumed
     model_type = config.get("model_type")
     norm_assumed = norm != "none" and not (model_type and model_type in layout.model_types)
