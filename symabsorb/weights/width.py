@@ -213,7 +213,8 @@ def width_derivation(block: Block, base: Derivation, query: str, budget: float |
             condition, condition_plain = f"w^* \\le {_text(b.upper)}", f"w* <= {sp.sstr(b.upper)}"
         necessary = "proved" if b.lower is not None else "open"
         where = f" ({b.lower_scope})" if b.lower is not None else ""
-        made = (f" (witness checked; `absorb --width {sp.sstr(b.upper)}` writes it)" if b.witness is not None
+        made = (f" (witness checked here, not carried in the report: `absorb --width {sp.sstr(b.upper)}` rebuilds, "
+                "re-checks and writes it)" if b.witness is not None
                 else " (witness construction)")
         if exact:
             summary = (f"the smallest width of a residual-free block absorbing it is exactly $w^* = {_text(b.upper)}$"
