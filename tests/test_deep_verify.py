@@ -211,3 +211,26 @@ def test_the_fd_text_says_which_points_were_used() -> None:
     text = fd_step_text(FDCertificate(24, 20, 24, pts, None, 13, True, 32))
     assert "22 rational points" in text and "the 4 where a pre-activation vanishes are left out" in text
     assert "2 in each of the 13 sectors" not in text
+
+
+def test_a_composed_theorem_d_witness_verifies(tmp_path: Path) -> None:
+    """A block absorbed by Theorem D (collinear units, not a flip) inside a composed witness: re-checked as a
+    function, exactly (it was refused as 'not an index-set condition')."""
+    from symabsorb.answer import build_report
+    from symabsorb.model import resolve_text
+    from symabsorb.report.jsonout import render_json
+    from symabsorb.weights.verify import verify_report
+
+    spec = ("block t1 { activation: relu dim: 2 width: 4 W_up: [[1, 0], [2, 0], [0, 1], [0, -1]] "
+            "W_down: [[-1, 0, 0, 0], [0, 0, -1, 0]] }\nstack td = t1 ^ 2\nabsorb td\n")
+    path = tmp_path / "td.absorb"
+    path.write_text(spec, encoding="utf-8")
+    out = tmp_path / "td.json"
+    out.write_text(render_json(build_report(resolve_text(spec, str(path)), spec)), encoding="utf-8")
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["queries"][0]["derivation"]["verdict"] == "absorbable"
+    got = verify_report(out)
+    assert len(got) == 1 and got[0].ok and "as functions" in got[0].detail, got
+    data["queries"][0]["derivation"]["witness"]["layers"][1]["W_down"][1][2] = "-2"
+    out.write_text(json.dumps(data), encoding="utf-8")
+    assert not verify_report(out)[0].ok

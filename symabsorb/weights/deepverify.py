@@ -113,7 +113,7 @@ def check_stack_query(data: dict[str, Any], q: dict[str, Any], report: Any) -> s
         return _check_1d(d, again)
     if concrete == "fold":
         return _check_fa(d, stack)
-    return _check_composed(layers, blocks, again)
+    return _check_composed(layers, blocks, again, stack)
 
 
 def _same(got: Any, want: Any, what: str) -> bool:
@@ -129,16 +129,21 @@ def _same(got: Any, want: Any, what: str) -> bool:
         return False
 
 
-def _check_composed(layers: list[Any], blocks: list[Any], again: Any) -> str:
-    """A composed witness (every block absorbable): each layer re-checked exactly as a single block's witness
-    (the flip over its index set with ``W_down[:,S] W_up[S,:] = −M/(2c)``), and equal entry by entry to the
-    re-derived block witness (every field), so the composition absorbs the stack."""
+def _check_composed(layers: list[Any], blocks: list[Any], again: Any, stack: Any) -> str:
+    """A composed witness (every block absorbable): each layer equal entry by entry to the re-derived block witness
+    (every field), and re-checked on its own: for a bias-free ReLU stack each residual-free block is proved equal to
+    its residual block as a function (exact, :func:`.deep.one_layer_equal`); otherwise a flip block as a single
+    block's witness is (``W_down[:,S] W_up[S,:] = −M/(2c)`` exactly). Equal blocks compose to equal stacks."""
+    from .deep import layers_of, one_layer_equal
+    from .deepdecide import _bias_free_relu
     from .verify import _check_inline_query
 
     want_layers = again.witness.layers
     if len(layers) != len(blocks) or len(want_layers) != len(blocks):
         raise CertificateError("the witness does not have one residual-free block per block of the stack")
-    exact = 0
+    exact = layers_of(stack) if not _bias_free_relu(stack) else None
+    dim = len(exact[0].m) if exact else 0
+    functions = flips = 0
     for i, (got, want, block) in enumerate(zip(layers, want_layers, blocks, strict=True)):
         if not isinstance(got, dict):
             raise CertificateError(f"block {i + 1} of the witness is not a table")
@@ -148,11 +153,23 @@ def _check_composed(layers: list[Any], blocks: list[Any], again: Any) -> str:
                                        "(exact)")
         if got.get("index_set") != list(want.index_set):
             raise CertificateError(f"the witness's block {i + 1} index set is not block {block.name}'s")
-        if want.w_up is not None and _check_inline_query({"verdict": "absorbable", "witness": got}, block,
-                                                         "absorbable") is not None:
-            exact += 1
+        if exact is not None and want.w_up is not None and want.w_gate is None and \
+                all(got.get(k) is None for k in ("b_up", "b_down", "b_gate")):
+            up = _matrix(got.get("W_up"), (int(want.w_up.rows), dim), f"block {i + 1} W_up")
+            down = _matrix(got.get("W_down"), (dim, int(want.w_up.rows)), f"block {i + 1} W_down")
+            zero = [[Fraction(0)] * dim for _ in range(dim)]
+            layer = exact[i]
+            if not one_layer_equal(zero, up, down, layer.m, layer.u, layer.w):
+                raise CertificateError(f"the witness's block {i + 1} is not equal to block {block.name} as a "
+                                       "function (exact)")
+            functions += 1
+        elif want.w_up is not None and not want.description and \
+                _check_inline_query({"verdict": "absorbable", "witness": got}, block, "absorbable") is not None:
+            flips += 1
+    how = (f"{functions} proved equal to their residual blocks as functions" if functions else "") + \
+        ("; " if functions and flips else "") + (f"{flips} re-checked as flips" if flips else "")
     return (f"composed witness: {len(blocks)} residual-free blocks, each equal to its block's re-derived witness "
-            f"(exact; {exact} re-checked as flips, W_down[:,S] W_up[S,:] = −M/(2c) exactly)")
+            f"(exact{'; ' + how if how else ''})")
 
 
 def _check_fd(d: dict[str, Any], stack: Any) -> str:
