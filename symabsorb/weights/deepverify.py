@@ -1,16 +1,21 @@
 """``symabsorb verify`` for deep stacks (MATH.md Part III): Theorem FD certificates and Theorem 1D / FA witnesses.
 
-Nothing of the report is trusted: the stack is resolved again from the report's embedded spec, its question is
-re-derived (:func:`symabsorb.theory.prover.prove`), and
+Nothing of the report is trusted: the stack is resolved again from the report's embedded spec and its question
+re-derived as ``prove`` does (:func:`_rederive`, without Theorem FD); the claimed verdict and scope must equal the
+re-derivation's (a mismatch fails), and the check is chosen by the re-derived deciding result, never by a free-text
+field:
 
 * a **Theorem FD certificate** is re-checked by recomputing the exact Jacobian at the certificate's points (each
   checked X-regular exactly), its rank (modulo the same prime with python-flint, a lower bound; over Q without
-  it) and Lemma F's general ``D_free`` from the stack's widths; the verdict must be ``open`` with the scope
-  ``almost every weight near these`` (never ``not-absorbable``);
-* a **Theorem 1D** decision is re-derived from the exact slopes; an absorbable one's witness must be the
-  re-derived witness entry by entry, with the stack's widths;
-* a **Theorem FA** witness (rational entries) is re-checked by the exact fold test on the spec's weights and the
-  exact one-layer equality of every witness block with the identity or ``N R_1``.
+  it) and Lemma F's general ``D_free`` from the stack's widths (the recorded ``rank`` and ``d_free`` must equal
+  them); the verdict must be ``open`` with the scope ``almost every weight near these`` (never
+  ``not-absorbable``);
+* an absorbable verdict needs its witness: Theorem 1D's must be the re-derived witness entry by entry; Theorem
+  FA's (rational entries) passes the exact fold test on the spec's weights and the exact one-layer equality of
+  every witness block with the identity or ``N R_1``; a composed witness (every block absorbable) equals each
+  block's re-derived witness, and each block is proved equal to its residual block as a function (bias-free
+  ReLU) or re-checked as a flip;
+* stacks whose blocks read weights files are not re-derived (``None``).
 
 :func:`check_stack_query` returns the detail line, ``None`` when there is nothing of this kind to check, and
 raises :class:`~.certify.CertificateError` when a check fails.
