@@ -185,3 +185,17 @@ def test_absorb_output_says_it_rounds(tmp_path: Any, capsys: Any) -> None:
     spec.write_text(WLN)
     assert main(["absorb", str(spec), "--block", "n1", "--width", "2", "-o", str(out), "--no-cache"]) == 0
     assert "float64 numbers" not in capsys.readouterr().out  # an exact float64 witness: no note
+
+
+def test_verify_post_rms_theorem_d(tmp_path: Any) -> None:
+    pytest.importorskip("numpy", reason="verify needs numpy (the extras)")
+    # without the norm: one line atom ±(1, 1) with C = 3(e1 + e2) ≠ 0 needs a unit, T has rank 2: not at width 2
+    report, data = _report(tmp_path, PLN.replace("post-ln", "post-rms"))
+    d = data["queries"][0]["derivation"]
+    assert d["decided_by"] == "thm-D" and d["verdict"] == "not-absorbable"
+    assert _verify(report, data) == 0
+    bad = json.loads(json.dumps(data))
+    bad["queries"][0]["derivation"]["verdict"] = "absorbable"
+    bad["queries"][0]["derivation"]["witness"] = {"index_set": [], "W_up": [["3", "3"], ["-3", "-3"]],
+                                                  "W_down": [["1", "0"], ["0", "1"]], "W_gate": None}
+    assert _verify(report, bad) == 1

@@ -88,8 +88,8 @@ def check_inline_degenerate(d: dict[str, Any], block: Any, verdict: str) -> str 
     if derived != verdict:
         raise CertificateError(f"re-running Theorem D's exact search gives {derived or 'no verdict'}"
                                f"{'' if res.found is not None else f' ({res.reason})'}, not `{verdict}`")
-    reduced_text = {"none": "", "post-ln": " of the reduced block (skip PM, output weights P W_down; Lemma PN)"}.get(
-        norm, " of the block without its normalisation")
+    reduced_text = {"none": "", "post-ln": " for the reduced block (skip PM, output weights P W_down; Lemma PN)"}.get(
+        norm, " for the block without its normalisation")
     if verdict == "absorbable":
         witness = d.get("witness")
         if not isinstance(witness, dict):
