@@ -106,12 +106,12 @@ def test_wrong_values_are_positioned_load_errors(tmp_path: Path, edit: tuple[str
 
 
 def test_unbound_placeholder_is_a_load_error(tmp_path: Path) -> None:
-    """L-growth's hypotheses bind no constant c: a ``{c}`` in its proof would print literally."""
-    path = _copy(tmp_path, "L-growth", "L-growth-c", ("with $Mx \\ne 0$", "with $Mx \\ne 0$ and $\\tfrac{1}{c}$"))
+    """L-growth's hypotheses bind no constant c: a ``@{c}`` in its proof would print literally."""
+    path = _copy(tmp_path, "L-growth", "L-growth-c", ("with $Mx \\ne 0$", "with $Mx \\ne 0$ and $\\tfrac{1}@{c}$"))
     err = _load_error(tmp_path)
-    assert "the placeholder `{c}` is bound by no hypothesis of this result" in str(err)
+    assert "the placeholder `@{c}` is bound by no hypothesis of this result" in str(err)
     row = path.read_text().splitlines()[err.span.line - 1] if err.span else ""
-    assert "{c}" in row
+    assert "@{c}" in row
 
 
 def test_hypotheses_about_stacks_are_refused_on_blocks(tmp_path: Path) -> None:

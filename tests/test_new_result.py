@@ -46,14 +46,14 @@ params = { largest = 10 }
 [conclusion]
 verdict = "conditional"
 scope = "all weights"
-condition = '''W_{\mathrm{down}}[:,S]\,W_{\mathrm{up}}[S,:] = {T}'''
-condition_plain = "W_down[:,S] W_up[S,:] = {T}"
+condition = '''W_{\mathrm{down}}[:,S]\,W_{\mathrm{up}}[S,:] = @{T}'''
+condition_plain = "W_down[:,S] W_up[S,:] = @{T}"
 sufficient = "proved"
 necessary = "open"
 concrete = "index-set"
 
 [proof]
-steps = ['''$\sigma(-t) = \sigma(t) - 2c\,t$ with $c = {c}$: flipping the units $S$ changes $B$ by
+steps = ['''$\sigma(-t) = \sigma(t) - 2c\,t$ with $c = @{c}$: flipping the units $S$ changes $B$ by
 $-2c\,W_{\mathrm{down}}[:,S]W_{\mathrm{up}}[S,:]\,x$.''']
 """
 

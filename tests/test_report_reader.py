@@ -91,7 +91,7 @@ def test_template_spacing_in_plain_text() -> None:
     from symabsorb.report.plainmath import plain_math
     from symabsorb.theory.prover import _fill
 
-    assert _fill("B'(x) = -{M}x", {"M": "I_d"}) == "B'(x) = -I_d x"
-    assert _fill("{M}x", {"M": "M"}) == "Mx" and _fill("z^{k}x", {"k": "2"}) == "z^{2}x"
-    assert plain_math(_fill("B'(x) = -{M}x", {"M": "I_d"})) == "B'(x) = -I_d x"
+    assert _fill("B'(x) = -@{M}x", {"M": "I_d"}) == "B'(x) = -I_d x"
+    assert _fill("@{M}x", {"M": "M"}) == "Mx" and _fill("z^@{k}x", {"k": "2"}) == "z^{2}x"
+    assert plain_math(_fill("B'(x) = -@{M}x", {"M": "I_d"})) == "B'(x) = -I_d x"
     assert plain_math(r"\texttt{alpha\_minus} = 0") == "alpha_minus = 0"

@@ -88,6 +88,6 @@ def hypothesis_table(names: list[str] | None = None) -> str:
     rows = ["| name (parameters) | holds when | binds |", "|---|---|---|"]
     for name in names if names is not None else sorted(REGISTRY):
         decl = REGISTRY[name]
-        binds = ", ".join(f"`{{{b}}}`" for b in decl.binds)
+        binds = ", ".join(f"`@{{{b}}}`" for b in decl.binds)
         rows.append(f"| {decl.signature()} | {decl.holds} | {binds} |")
     return "\n".join(rows)

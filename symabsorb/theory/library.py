@@ -224,20 +224,26 @@ class Library:
         return list(seen)
 
 
-_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
-_LATEX_GROUP = re.compile(r"(\\[A-Za-z]+\s*|[_^])$")
+#: A placeholder of a template: ``@{name}``, filled with the value the result's hypotheses bind to ``name``.
+#: Every other brace is TeX (``\\tfrac{a}{c}`` stays ``\\tfrac{a}{c}`` even where ``c`` is bound).
+_PLACEHOLDER = re.compile(r"@\{([A-Za-z_][A-Za-z0-9_]*)\}")
+#: The old syntax ``{name}``: a group that is not the argument of a control word, a sub- or superscript, or
+#: the next argument of a macro (``\\tfrac{1}{c}``): refused at load for a name some hypothesis binds.
+_OLD_PLACEHOLDER = re.compile(r"(?<!@)\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_LATEX_GROUP = re.compile(r"(\\[A-Za-z]+\s*|[_^}])$")
 
 
-def placeholders(template: str, known: Iterable[str] = ()) -> list[str]:
-    """The placeholders of a template: every ``{name}`` group whose name is in ``known`` (every name some
-    hypothesis binds: ``\\tfrac{1}{c}``, ``z^{k}``), and any other that is not a LaTeX group (the argument of
-    a control word, ``\\mathrm{down}``, or a sub- or superscript, ``D_{ii}``)."""
+def placeholders(template: str) -> list[str]:
+    """The placeholders of a template: every ``@{name}``, in order, once each."""
+    return list(dict.fromkeys(m.group(1) for m in _PLACEHOLDER.finditer(template)))
+
+
+def old_placeholders(template: str, known: Iterable[str]) -> list[str]:
+    """``{name}`` groups written as the old placeholder syntax: ``name`` is one some hypothesis binds
+    (``known``) and the group is no TeX argument (after a control word, ``_``, ``^`` or ``}``)."""
     names = set(known)
-    out = []
-    for m in _PLACEHOLDER.finditer(template):
-        if m.group(1) in names or not _LATEX_GROUP.search(template[:m.start()]):
-            out.append(m.group(1))
-    return list(dict.fromkeys(out))
+    return list(dict.fromkeys(m.group(1) for m in _OLD_PLACEHOLDER.finditer(template)
+                              if m.group(1) in names and not _LATEX_GROUP.search(template[:m.start()])))
 
 
 class _Source:
@@ -366,13 +372,18 @@ def _binds(hyps: Iterable[Hypothesis], declared: Mapping[str, Any], target: str)
 def _check_templates(src: _Source, templates: Iterable[tuple[str, str]], bound: set[str],
                      all_binds: set[str]) -> None:
     for key, template in templates:
-        for name in placeholders(template, all_binds):
+        at = max(src.line_of(key) - 1, 0)
+        for name in placeholders(template):
             if name not in bound:
-                shown = ", ".join(f"{{{b}}}" for b in sorted(bound)) or "none"
-                raise src.error(f"the placeholder `{{{name}}}` is bound by no hypothesis of this result",
-                                "{" + name + "}", f"a placeholder its hypotheses bind: {shown}",
-                                "add the hypothesis whose checker binds it, or write the value out",
-                                after=max(src.line_of(key) - 1, 0))
+                shown = ", ".join(f"@{{{b}}}" for b in sorted(bound)) or "none"
+                raise src.error(f"the placeholder `@{{{name}}}` is bound by no hypothesis of this result",
+                                "@{" + name + "}", f"a placeholder its hypotheses bind: {shown}",
+                                "add the hypothesis whose checker binds it, or write the value out", after=at)
+        for name in old_placeholders(template, all_binds):
+            raise src.error(f"`{{{name}}}` is the old placeholder syntax (it collides with TeX grouping)",
+                            "{" + name + "}", f"`@{{{name}}}` for the value bound to `{name}`, or TeX",
+                            f"write `@{{{name}}}` to fill in the value; a TeX group stays as written "
+                            f"(`\\tfrac{{a}}{{{name}}}` is never filled)", after=at)
 
 
 def _parse_result(file: str, text: str, declared: Mapping[str, Any]) -> Result:

@@ -123,11 +123,12 @@ def attempts(subject: Subject, library: Library, stop_at_failure: bool = True) -
 
 
 def _fill(template: str, values: dict[str, str]) -> str:
-    """``template`` with each ``{key}`` replaced by its value. Where the placeholder is a macro's
-    argument (after ``^``, ``_``, ``}`` or a control word: ``\\tfrac{1}{c}``, ``z^{k}``), the braces are
-    kept around the value, so ``c = 2/3`` gives ``\\tfrac{1}{\\frac{2}{3}}``, not ``\\tfrac{1}\\frac{2}{3}``."""
+    """``template`` with each placeholder ``@{key}`` replaced by its value (any other brace is TeX and
+    stays). Where the placeholder is a macro's argument (after ``^``, ``_``, ``}`` or a control word:
+    ``\\tfrac{1}@{c}``, ``z^@{k}``), the value is braced, so ``c = 2/3`` gives ``\\tfrac{1}{\\frac{2}{3}}``,
+    not ``\\tfrac{1}\\frac{2}{3}``."""
     for key, value in values.items():
-        placeholder = "{" + key + "}"
+        placeholder = "@{" + key + "}"
         parts = template.split(placeholder)
         out = parts[0]
         for part in parts[1:]:
