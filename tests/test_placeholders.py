@@ -67,3 +67,13 @@ def test_the_shipped_library_uses_the_new_syntax_only() -> None:
 
     default_library()  # loads: no old placeholder in any shipped template
     assert any("@{T}" in p.read_text(encoding="utf-8") for p in THEOREMS.glob("*.toml"))
+
+
+def test_the_blueprint_shows_placeholders_by_name() -> None:
+    """The blueprint export prints each result's proof outside any derivation: ``@{c}`` reads ``{c}`` (TeX: c)."""
+    from symabsorb.report.latex import render_blueprint
+    from symabsorb.theory.library import default_library, unfilled
+
+    assert unfilled("$c = @{c}$, \\tfrac{1}@{c}, \\tfrac{a}{c}") == "$c = {c}$, \\tfrac{1}{c}, \\tfrac{a}{c}"
+    text = render_blueprint(default_library())
+    assert "@{" not in text and "c = {c}" in text

@@ -13,7 +13,7 @@ from .. import __version__
 from ..analysis.engine import ActivationFacts
 from ..analysis.facts import Evidence, Step
 from ..theory.derivation import Derivation, DerivationStep, NodeState
-from ..theory.library import Library
+from ..theory.library import Library, unfilled
 from .common import (
     SOURCE_COLORS,
     STATE_COLORS,
@@ -531,7 +531,7 @@ def render_blueprint(library: Library) -> str:
                  f"\\symabsorbstatus{{{escape_text(words)}; source: {escape_text(citation_text(r))}}}",
                  f"\\end{{{env}}}"]
         if status in ("paper", "library-proved", "user"):
-            steps = " ".join(renderer.text(step) for step in r.proof) or f"See {escape_text(citation_text(r))}."
+            steps = " ".join(renderer.text(unfilled(step)) for step in r.proof) or f"See {escape_text(citation_text(r))}."
             body += ["\\begin{proof}" + (f"\\uses{{{uses}}}" if uses else ""), steps, "\\end{proof}"]
         body.append("")
     return "\n".join(body) + "\n"

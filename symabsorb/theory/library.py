@@ -238,6 +238,12 @@ def placeholders(template: str) -> list[str]:
     return list(dict.fromkeys(m.group(1) for m in _PLACEHOLDER.finditer(template)))
 
 
+def unfilled(template: str) -> str:
+    """``template`` as TeX with its placeholders shown by name (``@{c}`` -> ``{c}``): a result's own text
+    printed outside a derivation (the blueprint export's proofs)."""
+    return _PLACEHOLDER.sub(lambda m: "{" + m.group(1) + "}", template)
+
+
 def old_placeholders(template: str, known: Iterable[str]) -> list[str]:
     """``{name}`` groups written as the old placeholder syntax: ``name`` is one some hypothesis binds
     (``known``) and the group is no TeX argument (after a control word, ``_``, ``^`` or ``}``)."""
