@@ -16,17 +16,22 @@ from symabsorb.report.graph import render_graph
 from symabsorb.report.graphpage import graph_page
 from symabsorb.theory.library import default_library
 
-#: what a blueprint's print.tex provides around content.tex (macros/common.tex defines the environments)
+#: what a blueprint's print.tex provides around content.tex: ONLY what leanblueprint's stock
+#: macros/common.tex defines (theorem, proposition, lemma, corollary, definition), plus the plugin's
+#: \uses, \leanok, \notready and \lean as no-ops (no conjecture environment)
 WRAPPER = r"""\documentclass{report}
-\usepackage{amsmath,amssymb,amsthm}
+\usepackage{amsmath,amssymb,amsthm,mathtools}
 \usepackage[hidelinks]{hyperref}
-\newtheorem{theorem}{Theorem}[chapter]
-\newtheorem{lemma}[theorem]{Lemma}
+\newtheorem{theorem}{Theorem}
 \newtheorem{proposition}[theorem]{Proposition}
+\newtheorem{lemma}[theorem]{Lemma}
 \newtheorem{corollary}[theorem]{Corollary}
-\newtheorem{conjecture}[theorem]{Conjecture}
 \theoremstyle{definition}
 \newtheorem{definition}[theorem]{Definition}
+\newcommand{\uses}[1]{}
+\newcommand{\leanok}{}
+\newcommand{\notready}{}
+\newcommand{\lean}[1]{}
 \begin{document}
 \input{content}
 \end{document}
@@ -52,11 +57,20 @@ def test_every_result_with_its_uses_and_status() -> None:
         assert sorted(uses) == sorted(r.uses), rid
         assert all(order.index(u) < order.index(rid) for u in uses), rid  # what it uses is stated first
         assert notready == (status in ("conjecture", "open", "user")), rid
-        assert env == ("conjecture" if r.kind == "open-problem" else r.kind)
+        assert env == ("theorem" if r.kind == "open-problem" else r.kind)
+        assert env in ("theorem", "lemma", "proposition", "corollary", "definition")  # stock common.tex only
     assert entries["thm8"][0] == "paper" and entries["open-deep"][0] == "open"
     assert entries["conj-E"][0] == "conjecture" and entries["thm-R"][0] == "library-proved"
     assert "\\leanok" not in text.replace("\\providecommand{\\leanok}{}", "")  # nothing is formalised in Lean
     assert text.count("\\begin{proof}") == sum(1 for s, *_ in entries.values() if s in ("paper", "library-proved"))
+
+
+def test_no_placeholder_no_latex_source_as_text_and_named_docs() -> None:
+    text = render_graph(default_library(), "blueprint")
+    assert text.count("@{") == 0  # no unfilled template placeholder
+    assert "\\textbackslash" not in text  # math never printed as its LaTeX source in \texttt
+    assert "\\begin{conjecture}" not in text and "\\begin{theorem}[Conjecture E" in text
+    assert "proved in docs/theorems.md" not in text and "proved in symabsorb's docs/theorems.md" in text
 
 
 def test_the_blueprint_builds_with_pdflatex(tmp_path: Path) -> None:
@@ -93,3 +107,9 @@ def test_the_graph_page_is_coloured_by_status() -> None:
     nodes = re.findall(r'data-status="([a-z-]+)" data-open="no"[^>]*>.*?<rect [^>]*fill="([^"]+)"', page)
     assert nodes and all(fill == STATUS_COLORS[status] for status, fill in nodes)
     assert "library-proved" in page.split('class="lg-legend"')[1]  # the legend says what the fills mean
+
+
+def test_escaped_hash_and_percent_are_safe_math_but_bare_ones_are_not() -> None:
+    from symabsorb.report.escape import is_safe_math
+    assert is_safe_math(r"\#\text{active}(x) \le m") and is_safe_math(r"50\%") and is_safe_math(r"\tbinom{1/2}{j}")
+    assert not is_safe_math(r"\\#1") and not is_safe_math("#1") and not is_safe_math(r"\\%x")

@@ -59,7 +59,7 @@ _PACKAGE_THEOREMS = (Path(__file__).resolve().parent.parent / "theorems").resolv
 
 def shown_source(result: Any) -> str:
     """Where a result comes from, for a reader: ``paper`` or ``library`` for the package's own results
-    (proved in docs/theorems.md), ``user`` for one loaded from a ``--theorems`` directory, whatever
+    (proved in symabsorb's docs/theorems.md), ``user`` for one loaded from a ``--theorems`` directory, whatever
     its file claims (the README defines "library" as proved in symabsorb's documentation)."""
     try:
         inside = Path(result.file).resolve().is_relative_to(_PACKAGE_THEOREMS)
@@ -90,7 +90,7 @@ def citation_text(result: Any) -> str:
     not in the repository) become ``docs/theorems.md``, where every library result is proved."""
     text = _MATH_REF.sub("docs/theorems.md", result.citation)
     if shown_source(result) == "library" and "docs/theorems.md" not in text:
-        text += "; proved in docs/theorems.md"
+        text += "; proved in symabsorb's docs/theorems.md"
     return text
 STATE_COLORS = {
     NodeState.APPLIED: "#9be39b",

@@ -84,7 +84,7 @@ sum prod int oint lim limsup liminf sup inf max min arg det dim ker deg gcd exp 
 sinh cosh tanh coth sech csch arcsin arccos arctan operatorname mathrm mathbf mathit mathsf mathtt mathcal
 mathbb mathfrak boldsymbol text textrm textit textbf textnormal mbox hat bar tilde vec dot ddot overline
 underline widehat widetilde overbrace underbrace prime begin end quad qquad displaystyle textstyle
-scriptstyle limits nolimits substack atop binom choose pmod bmod
+scriptstyle limits nolimits substack atop binom tbinom dbinom choose pmod bmod
 """.split())
 _SAFE_ENVIRONMENTS = frozenset({"cases", "matrix", "pmatrix", "bmatrix", "vmatrix", "Bmatrix", "smallmatrix",
                                 "array", "aligned"})
@@ -95,8 +95,10 @@ _ENVIRONMENT = re.compile(r"\\(?:begin|end)\s*\{([^{}]*)\}")
 def is_safe_math(latex: str) -> bool:
     """Whether ``latex`` is math that can do nothing but typeset: every control word on
     :data:`SAFE_MATH_MACROS`, environments among matrices and cases, braces balanced, no ``^^``
-    (TeX's character-code notation), no ``$``, ``%``, ``#`` or control characters."""
-    if "^^" in latex or any(c in latex for c in "$%#") or any(ord(c) < 32 and c not in "\n\t" for c in latex):
+    (TeX's character-code notation), no ``$``, ``%``, ``#`` (but the escaped characters ``\\#`` and
+    ``\\%``, which only typeset them) or control characters."""
+    bare = _CONTROL.sub(lambda m: "" if m.group(1) in ("#", "%") else m.group(0), latex)
+    if "^^" in latex or any(c in bare for c in "$%#") or any(ord(c) < 32 and c not in "\n\t" for c in latex):
         return False
     depth = 0
     for ch in latex.replace("\\{", "").replace("\\}", ""):
@@ -110,7 +112,7 @@ def is_safe_math(latex: str) -> bool:
         if word.isalpha():
             if word not in SAFE_MATH_MACROS:
                 return False
-        elif word not in ",;:! {}|\\&_^-":
+        elif word not in ",;:! {}|\\&_^-#%":
             return False
     environments = _ENVIRONMENT.findall(latex)
     if latex.count("\\begin") + latex.count("\\end") != len(environments):

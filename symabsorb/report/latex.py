@@ -366,7 +366,7 @@ class LatexRenderer:
             lines += [_NEEDSPACE, "\\section*{Activations}", *figures]
         lines += ["\\appendix", _NEEDSPACE, "\\section{Results used}\\label{app:results}",
                   "Results marked \\emph{paper} are from Mijoski and Karbevski (2026); results marked \\emph{library} "
-                  "are symabsorb's own lemmas, proved in docs/theorems.md; results marked \\emph{user} come from a "
+                  "are symabsorb's own lemmas, proved in symabsorb's docs/theorems.md; results marked \\emph{user} come from a "
                   "\\texttt{-{}-theorems} directory."]
         lines += self.references(_stated(node))
         graph = graph_tikz(node, self.stated)
@@ -482,9 +482,12 @@ def render_latex(report: Report, fragment: bool = False) -> str:
 
 # ---- a leanblueprint chapter: `symabsorb graph --format blueprint` ---------------------------------
 
-#: leanblueprint's environments for a result's kind (an open problem is stated as a conjecture).
+#: leanblueprint's environments for a result's kind: only those its stock ``macros/common.tex`` defines
+#: (theorem, proposition, lemma, corollary, definition). An open problem or conjecture is a ``theorem``
+#: whose title says what it is ("Conjecture E", "Open problem"), its status line says it is not proved
+#: and it is marked ``\notready``.
 BLUEPRINT_ENVIRONMENTS = {"theorem": "theorem", "lemma": "lemma", "proposition": "proposition",
-                          "corollary": "corollary", "definition": "definition", "open-problem": "conjecture"}
+                          "corollary": "corollary", "definition": "definition", "open-problem": "theorem"}
 #: status -> (what the reader is told, the leanblueprint macro that marks it, or "")
 BLUEPRINT_STATUS = {
     "paper": ("proved in the paper (Mijoski and Karbevski 2026)", ""),
@@ -509,7 +512,8 @@ def render_blueprint(library: Library) -> str:
     library-proved, user, conjecture, open; ``\\notready`` for the last three, never ``\\leanok``:
     nothing here is formalised in Lean) and its proof steps with their own ``\\uses``. Results come in
     dependency order; every string of a ``--theorems`` file is escaped. The environments are the
-    blueprint's (``theorem``, ``lemma``, ``proposition``, ``corollary``, ``definition``, ``conjecture``)."""
+    blueprint's stock ones (``theorem``, ``lemma``, ``proposition``, ``corollary``, ``definition``); an open
+    problem is a ``theorem`` titled by its label (``Conjecture E``)."""
     import networkx as nx
 
     renderer = LatexRenderer(library)
