@@ -17,7 +17,16 @@ import sympy as sp
 from ..analysis.engine import ActivationFacts
 from ..theory.derivation import Derivation, DerivationStep, NodeState, Scope, Verdict, Witness
 from ..theory.library import Library
-from .common import VERDICT_TEXT, blocking_reason, facts_rows, has_index_set, shown_source, text_pieces
+from .common import (
+    VERDICT_TEXT,
+    blocking_reason,
+    facts_rows,
+    has_index_set,
+    shown_source,
+    text_pieces,
+    verdict_class,
+    verdict_word,
+)
 from .escape import terminal_text
 from .model import QueryAnswer, Report
 from .plainmath import plain_expr, plain_math, prose
@@ -32,6 +41,14 @@ __all__ = ["VERDICT_STYLE", "catalog_table", "exploration_summary", "facts_table
 
 VERDICT_STYLE = {Verdict.IMPOSSIBLE: "bold red", Verdict.CONDITIONAL: "bold yellow", Verdict.ABSORBABLE: "bold green",
                  Verdict.NOT_ABSORBABLE: "bold magenta", Verdict.OPEN: "bold cyan"}
+#: a width query's proved width (minimal or an upper bound) has its own colour, not absorbable's green
+WIDTH_STYLE = "bold blue"
+
+
+def _style(d: Derivation) -> str:
+    return WIDTH_STYLE if verdict_class(d) == "width" else VERDICT_STYLE[d.verdict]
+
+
 _DISTANCE = re.compile(r"\\min_S[^$]*\\ge ([0-9.eE+-]+)\$(?: \(([0-9.eE+-]+) relative)?")
 
 
@@ -117,7 +134,7 @@ def _summary(report: Report) -> list[tuple[str, str, str, str]]:
         d = a.derivation
         if d is not None:
             label = report.library.results[d.decided_by].label if d.decided_by else "—"
-            rows.append((a.query, VERDICT_TEXT[d.verdict], label, _detail(d, report.library)))
+            rows.append((a.query, verdict_word(d), label, _detail(d, report.library)))
         elif a.facts is not None:
             rows.append((a.query, a.kind, "—", _facts_summary(a)))
     return rows
@@ -154,7 +171,7 @@ def _summary_table(report: Report, width: int, color: bool, plain: bool) -> str:
     if plain or not _rich_available():
         out = [terminal_text(report.title), ""]
         for q, v, by, detail in rows:
-            out.append(f"{q:40s} {v:15s} {by:14s} {detail}")
+            out.append(f"{q:40s} {v:20s} {by:14s} {detail}")
         return "\n".join(out) + "\n"
     from rich.markup import escape
     from rich.table import Table
@@ -165,7 +182,7 @@ def _summary_table(report: Report, width: int, color: bool, plain: bool) -> str:
     for col in ("query", "verdict", "decided by", "condition / conclusion"):
         table.add_column(col, overflow="fold")
     for a, (q, v, by, detail) in zip(report.answers, rows, strict=True):
-        style = VERDICT_STYLE.get(a.derivation.verdict) if a.derivation else "bold"
+        style = _style(a.derivation) if a.derivation else "bold"
         table.add_row(escape(q), f"[{style}]{escape(v)}[/]", escape(by), escape(detail))
     console.print(table)  # type: ignore[attr-defined]
     return buf.getvalue()
@@ -186,7 +203,7 @@ def _evidence_lines(step: DerivationStep) -> list[str]:
 def _derivation_lines(d: Derivation, library: Library, verbose: bool = False) -> tuple[str, list[tuple[str, str]]]:
     """The headline, then (label, text) sections. Candidates whose hypothesis failed are one line
     (their labels) unless ``verbose``, which also shows the facts under each step."""
-    head = f"{VERDICT_TEXT[d.verdict]} ({d.scope})"
+    head = f"{verdict_word(d)} ({d.scope})"
     if d.decided_by:
         r = library.results[d.decided_by]
         head += f" — decided by {r.label} ({shown_source(r)})"
@@ -240,7 +257,7 @@ def render_answer_terminal(answer: QueryAnswer, library: Library, width: int = 1
     indented plain text otherwise. ``verbose``: every candidate with its reason, the facts under each step."""
     if answer.derivation is not None:
         head, sections = _derivation_lines(answer.derivation, library, verbose)
-        style = VERDICT_STYLE[answer.derivation.verdict]
+        style = _style(answer.derivation)
     else:
         head, sections = _facts_lines(answer)
         style = "bold"
