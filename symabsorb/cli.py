@@ -606,6 +606,8 @@ def build_parser() -> argparse.ArgumentParser:
     sc.add_argument("--case-budget", type=_budget_seconds, default=300.0, metavar="SECONDS",
                     help="CPU seconds per layer (default: 300)")
     sc.add_argument("--json", metavar="FILE", help="also write the table as JSON")
+    sc.add_argument("-o", "--output", metavar="FILE", help="also write the table as FILE.md (a Markdown table), "
+                    ".tex (a booktabs tabular) or .csv (quoted; a cell starting with = + - @ prefixed with ')")
     sc.set_defaults(budget=1e7)
     return p
 
@@ -703,9 +705,13 @@ def cmd_explore(args: argparse.Namespace) -> int:
 
 def cmd_scan(args: argparse.Namespace) -> int:
     from . import api
+    from .report.scantable import SCAN_FORMATS, render_scan_table, scan_table
 
     if not Path(args.dir).is_dir():
         raise UsageError(f"`{args.dir}` is not a directory")
+    if args.output and Path(args.output).suffix.lower() not in SCAN_FORMATS:
+        raise UsageError(f"cannot write the scan table to `{args.output}`: use a .md, .tex or .csv file "
+                         "(--json FILE for JSON)")
     runner = _executor(args, local=True)
     progress = _phase_progress()
     try:
@@ -714,9 +720,12 @@ def cmd_scan(args: argparse.Namespace) -> int:
     finally:
         progress.close()
         runner.close()
-    sys.stdout.write(result.render("text"))
+    sys.stdout.write(scan_table(result.layers, result.skipped, _width()))
     if args.json:
         _write_atomic(Path(args.json), result.render("json", beside=Path(args.json).absolute().parent))
+    if args.output:
+        fmt = SCAN_FORMATS[Path(args.output).suffix.lower()]
+        _write_atomic(Path(args.output), render_scan_table(result.layers, result.skipped, fmt))
     return EXIT_NEGATIVE if result.skipped else EXIT_OK  # a file, a layer group or a layer was skipped
 
 

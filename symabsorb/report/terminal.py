@@ -335,23 +335,12 @@ def catalog_table(rows: Sequence[dict[str, object]]) -> str:
     return "\n".join(out) + "\n"
 
 
-def scan_table(records: Sequence[dict[str, object]], skipped: Sequence[tuple[str, str]]) -> str:
+def scan_table(records: Sequence[dict[str, Any]], skipped: Sequence[tuple[str, str]], width: int = 100) -> str:
     """``symabsorb scan``: one line per layer (with where its normalisation sits: the question answered
-    differs), then the files skipped with the reason."""
-    header = (f"{'file:layer':48s} {'act':8s} {'norm':8s} {'d':>5s} {'m':>6s} {'verdict':15s} {'decided by':14s} "
-              "rel. distance")
-    lines = [header, "-" * len(header)]
-    for r in records:
-        dist = r.get("relative_distance") if r["verdict"] != "absorbable" else None  # a lower bound; 0 when absorbed
-        lines.append(f"{str(r['label'])[:48]:48s} {str(r['activation'])[:8]:8s} {str(r.get('norm') or '?')[:8]:8s} "
-                     f"{r.get('d', '?')!s:>5s} {r.get('m', '?')!s:>6s} {r['verdict']!s:15s} "
-                     f"{str(r.get('decided_by') or r.get('error', '—'))[:14]:14s} "
-                     + ("—" if dist is None else f"{dist:.3g}"))
-        if r.get("norm_note"):  # the placement was assumed; the other one's verdict when it differs
-            lines.append(f"    {r['norm_note']}")
-    for path, why in skipped:
-        lines.append(f"skipped {path}: {why}")
-    return terminal_text("\n".join(lines)) + "\n"
+    differs), a legend, then the files skipped with the reason (:func:`.scantable.scan_table`)."""
+    from .scantable import scan_table as table
+
+    return table(records, skipped, width)
 
 
 def verification_text(report: str, checks: Sequence[CheckedQuery], unchecked: int = 0) -> str:
