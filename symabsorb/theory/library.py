@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 KINDS = ("theorem", "lemma", "proposition", "corollary", "definition", "open-problem")
-SOURCES = ("paper", "library")
+SOURCES = ("paper", "library", "user")  # user: a --theorems lemma (shown as user whatever it says)
 SCOPES = ("all weights", "nondegenerate weights", "generic weights", "these weights", "almost every weight near these")
 VERDICTS = ("impossible", "conditional", "absorbable", "not-absorbable", "open", "reduction", "support")
 ROLES = ("decide", "reduction", "support")
