@@ -871,10 +871,37 @@ def _command_typo(parser: argparse.ArgumentParser, argv: Sequence[str]) -> str |
     return f"unknown command `{first}`: expected one of {', '.join(commands)}; {hint}"
 
 
+def _option_typo(parser: argparse.ArgumentParser, argv: Sequence[str]) -> str | None:
+    """``symabsorb graph --fromat json``: the message with a did-you-mean, when a long option after the
+    command is none of the command's (nor an abbreviation of one)."""
+    import difflib
+
+    first = next((i for i, a in enumerate(argv) if not a.startswith("-")), None)
+    if first is None:
+        return None
+    sub = next((action.choices[argv[first]] for action in parser._actions
+                if isinstance(action, argparse._SubParsersAction) and argv[first] in action.choices), None)
+    if sub is None:
+        return None
+    options = sorted({o for action in sub._actions for o in action.option_strings if o.startswith("--")})
+    for word in argv[first + 1:]:
+        if word == "--":
+            break
+        if not word.startswith("--") or len(word) < 3:
+            continue
+        name = word.split("=", 1)[0]
+        if any(o.startswith(name) for o in options):
+            continue
+        close = difflib.get_close_matches(name, options, n=1, cutoff=0.6)
+        hint = f"did you mean `{close[0]}`?" if close else f"`symabsorb {argv[first]} --help` lists them"
+        return f"unknown option `{name}` for `symabsorb {argv[first]}`; {hint}"
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     words = list(sys.argv[1:] if argv is None else argv)
-    typo = _command_typo(parser, words)
+    typo = _command_typo(parser, words) or _option_typo(parser, words)
     if typo is not None:
         print(f"error: {typo}", file=sys.stderr)
         return 2
