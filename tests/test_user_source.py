@@ -30,3 +30,21 @@ def test_an_unknown_source_names_the_three(tmp_path: Path) -> None:
     folder = _lemma(tmp_path, "mine")
     code, _out, err, _ = run_cli("graph", "--theorems", str(folder), "--format", "json")
     assert code == 2 and "user" in err and "library" in err and "paper" in err, err
+
+
+def test_a_report_citing_a_user_source_lemma_validates(tmp_path: Path) -> None:
+    import json
+
+    from conftest import require_module
+
+    from symabsorb.report.jsonout import schema
+
+    jsonschema = require_module("jsonschema", "test")
+    folder = _lemma(tmp_path, "user")
+    spec = tmp_path / "lin.absorb"
+    spec.write_text("block b { activation: identity dim: 4 width: 2 }\nabsorb b\n", encoding="utf-8")
+    code, _out, err, _ = run_cli("prove", str(spec), "--theorems", str(folder), "-o", str(tmp_path / "r.json"))
+    assert code == 0, err
+    data = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert any(r["source"] == "user" for r in data["references"]), data["references"]
+    jsonschema.Draft202012Validator(schema()).validate(data)
