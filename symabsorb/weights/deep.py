@@ -44,6 +44,18 @@ MAX_FD_ENTRIES = 500_000
 # ---- exact linear algebra over Q ------------------------------------------------------------------------------
 
 
+def as_expr(value: object) -> sp.Expr:
+    """A SymPy value as it is (entries of exact matrices, sums of them), a Python int or Fraction as a Rational;
+    never text (no ``sympify``: nothing here parses)."""
+    if isinstance(value, sp.Expr):
+        return value
+    if isinstance(value, int):
+        return sp.Integer(value)
+    if isinstance(value, Fraction):
+        return sp.Rational(value.numerator, value.denominator)
+    raise TypeError(f"not an exact number: {type(value).__name__}")
+
+
 def _mat(m: Any) -> Mat | None:
     """A SymPy matrix of rationals as Fractions (None: some entry is not a rational number)."""
     out: Mat = []
@@ -247,7 +259,7 @@ def _eval_1d(blocks: Sequence[Block], t: int) -> tuple[sp.Expr | None, str]:
         total = sk[0, 0] * y
         for j in range(b.w_up.rows):
             pre = b.w_up[j, 0] * y
-            s = exact_sign(sp.sympify(pre))
+            s = exact_sign(as_expr(pre))
             if s is None:
                 return None, f"the sign of a pre-activation of block {b.name} is not decided exactly"
             if s > 0:
@@ -268,7 +280,7 @@ def slopes_1d(stack: Stack) -> Slopes:
     if fp is None or fm is None:
         return Slopes(None, None, None, None, why or why2)
     alpha, beta = fp, -fm
-    return Slopes(alpha, beta, exact_sign(sp.sympify(alpha)), exact_sign(sp.sympify(beta)), "")
+    return Slopes(alpha, beta, exact_sign(as_expr(alpha)), exact_sign(as_expr(beta)), "")
 
 
 def _slope_pair_of_free(layers: Sequence[tuple[sp.Matrix, sp.Matrix]]) -> tuple[sp.Expr, sp.Expr] | None:
@@ -283,7 +295,7 @@ def _slope_pair_of_free(layers: Sequence[tuple[sp.Matrix, sp.Matrix]]) -> tuple[
             total: sp.Expr = sp.Integer(0)
             for j in range(up.rows):
                 pre = up[j, 0] * y
-                s = exact_sign(sp.sympify(pre))
+                s = exact_sign(as_expr(pre))
                 if s is None:
                     return None
                 if s > 0:

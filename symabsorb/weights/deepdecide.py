@@ -197,9 +197,10 @@ def _decide_1d(target: Stack, derivation: Derivation, library: Library) -> Deriv
     wit = witness_1d(widths, sl)
     got = _slope_pair_of_free(wit) if wit is not None else None
     from ..analysis.identity import exact_sign
+    from .deep import as_expr
 
-    ok = got is not None and exact_sign(sp.sympify(got[0] - sl.alpha)) == 0 and \
-        exact_sign(sp.sympify(got[1] - sl.beta)) == 0
+    ok = got is not None and exact_sign(as_expr(got[0] - sl.alpha)) == 0 and \
+        exact_sign(as_expr(got[1] - sl.beta)) == 0
     if wit is None or not ok:
         why = "the witness of Theorem 1D could not be built or checked exactly"
         step = DerivationStep(f"For these weights: {why}; no verdict is given.", (rid,), kind="conclusion")

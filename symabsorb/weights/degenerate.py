@@ -522,7 +522,7 @@ def sigma_at_zero_sign(block: Any) -> tuple[int | None, Any]:
     from ..model.functions import Z
 
     try:
-        value = sp.sympify(block.activation.expr).xreplace({Z: sp.Integer(0)})
+        value = block.activation.expr.xreplace({Z: sp.Integer(0)})
         value = sp.simplify(value) if not value.is_Rational else value
     except (TypeError, ValueError, AttributeError):
         return None, None
