@@ -22,7 +22,7 @@ install: $(STAMP)
 ## that a range would not pull as a multi-GB CUDA build).
 TORCH_VERSION ?= 2.13.0
 extras: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[test,all,notebook]' 'torch==$(TORCH_VERSION)'
+	$(BIN)/python -m pip install --quiet -e '.[test,all,notebook,bench]' 'torch==$(TORCH_VERSION)'
 
 demo: $(STAMP)
 	$(BIN)/symabsorb prove examples/paper.absorb

@@ -606,7 +606,12 @@ def degenerate_inline(block: Any, d: Any, chosen: Any, library: Any) -> Any:
                        notes=(*d.notes, why))
 
     if not isinstance(c, sp.Expr) or not c.is_Rational or w_up is None or w_down is None or skip is None:
-        return stays_open("Theorem D's procedure needs rational weights, skip and $c$")
+        # As the index-set procedure does (weights/decide.py): the exact search works over Q, so an irrational
+        # c or entry leaves the condition as stated (proved both ways) rather than deciding it by rounding.
+        why = ("Theorem D's procedure works over the rationals, and $c$, the weights or the skip are not rational "
+               "numbers, so these concrete weights are not decided beyond the condition above")
+        note = DerivationStep(f"{why}.", (rid,), kind="argument")
+        return replace(d, steps=(*d.steps, note), notes=(*d.notes, why))
     kind, why = sigma_kind(block)
     if kind is None:
         return stays_open(why)
