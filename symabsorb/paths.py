@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import io
 import math
 import os
 import re
@@ -54,8 +55,11 @@ __all__ = [
     "observe",
     "open_regular",
     "pinned",
+    "pinned_bytes",
     "pseudo_file_problem",
     "read_input",
+    "read_once",
+    "read_whole",
     "tracking_inputs",
     "wall_limit",
     "write_output",
@@ -205,8 +209,10 @@ def _same_hub_blob(root: Path, resolved: Path) -> bool:
     return repo is not None and resolved.parent == repo / "blobs"
 
 
-#: Names (absolute, links not followed) -> an open descriptor to read instead (:func:`pinned`).
-_PINS: contextvars.ContextVar[Mapping[str, int] | None] = contextvars.ContextVar("symabsorb_pins", default=None)
+#: Names (absolute, links not followed) -> an open descriptor, or the bytes already read, to read
+#: instead (:func:`pinned`).
+_PINS: contextvars.ContextVar[Mapping[str, int | bytes] | None] = contextvars.ContextVar("symabsorb_pins",
+                                                                                         default=None)
 
 
 def _pin_key(path: Path) -> str:
@@ -214,11 +220,13 @@ def _pin_key(path: Path) -> str:
 
 
 @contextlib.contextmanager
-def pinned(files: Mapping[Path, int]) -> Iterator[None]:
+def pinned(files: Mapping[Path, int | bytes]) -> Iterator[None]:
     """Within the body, :func:`open_regular` of any of these names (taken as absolute paths, links
-    not followed) reads the given open descriptor (a duplicate, from its start) instead of looking
-    the name up again: what was listed and hashed is what is decided, even if the name is swapped
-    for another file or link meanwhile. The caller keeps the descriptors open for the body."""
+    not followed) reads the given open descriptor (a duplicate, from its start) or the given bytes
+    (read once by :func:`read_once`) instead of looking the name up again: what was listed and
+    hashed is what is decided, even if the name is swapped for another file or link meanwhile. A
+    descriptor can still be rewritten in place; bytes cannot: pin bytes where a hash binds a
+    decision. The caller keeps the descriptors open for the body."""
     merged = dict(_PINS.get() or {})
     merged.update({_pin_key(path): fd for path, fd in files.items()})
     token = _PINS.set(merged)
@@ -226,6 +234,44 @@ def pinned(files: Mapping[Path, int]) -> Iterator[None]:
         yield
     finally:
         _PINS.reset(token)
+
+
+def pinned_bytes(path: Path) -> bytes | None:
+    """The bytes :func:`pinned` in force for ``path``, if any (None for a descriptor or no pin)."""
+    pins = _PINS.get()
+    pin = pins.get(_pin_key(path)) if pins else None
+    return pin if isinstance(pin, bytes) else None
+
+
+def read_once(path: Path, span: Span | None = None, what: str = "file", max_bytes: int | None = None,
+              hint: str = "paths are relative to the spec file",
+              check: Callable[[int], None] | None = None) -> bytes:
+    """The whole content of ``path`` read in one pass through one descriptor (:func:`open_regular`:
+    regular files only, ``max_bytes`` cap, wall-time bound), ``check(fd)`` called on that
+    descriptor first (e.g. :func:`confine_descriptor`). Bytes already :func:`pinned` for the name
+    are returned as they are. Hash and decide on the returned buffer (pinned): a file rewritten in
+    place meanwhile cannot make the verdict and the hash describe different bytes."""
+    held = pinned_bytes(path)
+    if held is not None:
+        return held
+    with open_regular(path, span, what, max_bytes, hint=hint) as (fh, _size):
+        if check is not None:
+            check(fh.fileno())
+        return read_whole(fh, path, span, what, max_bytes)
+
+
+def read_whole(fh: BinaryIO, path: Path, span: Span | None = None, what: str = "file",
+               max_bytes: int | None = None) -> bytes:
+    """The rest of the open file ``fh`` (of :func:`open_regular`) in one buffer, at most ``max_bytes``."""
+    cap = current().limits.input_bytes if max_bytes is None else max_bytes
+    try:
+        data = fh.read(cap + 1)
+    except OSError as err:
+        raise InputError(f"cannot read {what} `{path}`: {err.strerror}", span) from None
+    if len(data) > cap:  # it grew while we read
+        raise InputError(f"{what} `{path}` is too large", span, f"more than {cap} bytes", f"at most {cap} bytes",
+                         "raise the limit with `--limit input-bytes=N`")
+    return data
 
 
 # ---- pseudo-filesystems -------------------------------------------------------------------------------
@@ -364,6 +410,14 @@ def open_regular(path: Path, span: Span | None = None, what: str = "file",
     shown = f"`{path}`"
     pins = _PINS.get()
     pin = pins.get(_pin_key(path)) if pins else None
+    if isinstance(pin, bytes):  # read once already (tracked and observed then): served from memory
+        if len(pin) > cap:
+            raise InputError(f"{what} {shown} is too large ({len(pin)} bytes)", span or Span(str(path), 1, 1, 1, 1),
+                             f"{len(pin)} bytes", f"at most {cap} bytes",
+                             f"the limit `input-bytes` is {cap}; raise it with `--limit input-bytes=N`")
+        with io.BytesIO(pin) as buffer:
+            yield buffer, len(pin)
+        return
     try:
         if pin is not None:
             fd = os.dup(pin)

@@ -312,9 +312,9 @@ def find_layers(path: Path, names: Sequence[str], activation: str | None, budget
         """The file's SHA-256, hashed once and only when a layer is found: the case id is bound to
         the bytes, not to the size and mtime (which a file with other weights can copy)."""
         if not content:
-            from ..weights.certify import file_digest
+            from ..weights.io import weights_digest
 
-            content.append(file_digest(str(path)))
+            content.append(weights_digest(path))  # the bytes listed (pinned by scan), when they are
         return content[0]
 
     model_type = config.get("model_type")
@@ -482,29 +482,33 @@ def _rel(path: Path, directory: Path) -> str:
 
 
 def _decide(task: ScanTask) -> dict[str, Any]:
-    """The layer decided on the bytes that were listed: the file is opened once, its SHA-256 must be
-    the one listed, and every read of the decision is served from that descriptor (never the
-    name again: a link swapped meanwhile changes nothing)."""
+    """The layer decided on the bytes that were listed: the file is opened and read once, the SHA-256
+    of that buffer must be the one listed, and every read of the decision is served from that same
+    buffer (never the name nor the file again: a link swapped, or the file rewritten in place,
+    meanwhile changes nothing)."""
     import contextlib
+    import hashlib
     from dataclasses import replace
 
     from ..budget import current
     from ..context import changed
     from ..errors import SymabsorbError
-    from ..paths import confine_descriptor, open_regular, pinned
-    from ..weights.certify import file_digest
+    from ..paths import confine_descriptor, open_regular, pinned, read_whole
     from ..weights.io import MAX_FILE_BYTES
 
     name = Path(task.file)
+    shown = _shown_rel(task.file, task.spec_dir)
     outside = changed(budget=replace(current(), allow_outside=True)) if task.allow_outside else contextlib.nullcontext()
-    with outside, open_regular(name, None, "weights file", max_bytes=MAX_FILE_BYTES, wall=False) as (fh, _size), \
-            pinned({name: fh.fileno()}):
-        if task.sha256 and file_digest(str(name)) != task.sha256:
-            raise SymabsorbError(f"`{_shown_rel(task.file, task.spec_dir)}` changed after it was listed (SHA-256 "
-                                 "differs): not decided; scan again")
-        if not task.allow_outside:
-            confine_descriptor(fh.fileno(), Path(task.spec_dir), _shown_rel(task.file, task.spec_dir), "weights file")
-        return _decide_pinned(task)
+    with outside:
+        with open_regular(name, None, "weights file", max_bytes=MAX_FILE_BYTES) as (fh, _size):
+            data = read_whole(fh, name, None, "weights file", MAX_FILE_BYTES)
+            if task.sha256 and hashlib.sha256(data).hexdigest() != task.sha256:
+                raise SymabsorbError(f"`{shown}` changed after it was listed (SHA-256 differs): not decided; "
+                                     "scan again")
+            if not task.allow_outside:  # the file read, not just the name, lies in the scanned directory
+                confine_descriptor(fh.fileno(), Path(task.spec_dir), shown, "weights file")
+        with pinned({name: data}):
+            return _decide_pinned(task)
 
 
 def _decide_block(text: str, spec_dir: str) -> Any:
@@ -575,7 +579,7 @@ def scan(directory: Path, store: Any, executor: Any, activation: str | None = No
     skipped, with the reason: files that could not be read or held no MLP layer, layer groups in which
     no layout found an MLP, layers that failed or ran out of budget."""
     from ..dsl.errors import SymabsorbError
-    from ..paths import confine_descriptor, open_regular, pinned
+    from ..paths import confine_descriptor, open_regular, pinned, read_whole
     from ..weights.io import MAX_FILE_BYTES, read_tensors
 
     tasks: list[ScanTask] = []
@@ -598,11 +602,13 @@ def scan(directory: Path, store: Any, executor: Any, activation: str | None = No
                 skipped.append((str(name.parent / "config.json"), problem))
         config, problem = configs[name.parent]
         try:
-            # opened once: the names are listed, and the file hashed, from this one descriptor
-            with open_regular(name, None, "weights file", max_bytes=MAX_FILE_BYTES, wall=False) as (fh, _size), \
-                    pinned({name: fh.fileno()}):
-                if not allow_outside:  # the file opened, not just the name checked before, lies in DIR
+            # read once: the names are listed, and the file hashed, from this one buffer; the file
+            # opened (not just the name checked before) lies in DIR
+            with open_regular(name, None, "weights file", max_bytes=MAX_FILE_BYTES) as (fh, _size):
+                if not allow_outside:
                     confine_descriptor(fh.fileno(), root, str(name), "weights file")
+                data = read_whole(fh, name, None, "weights file", MAX_FILE_BYTES)
+            with pinned({name: data}):
                 names = list(read_tensors(name, keys=[]))  # the names only: no tensor is inflated here
                 found, missing = find_layers(name, names, activation, budget, directory, config, problem, taken,
                                              allow_outside)

@@ -15,9 +15,9 @@ from ..model.block import Block
 from ..theory.derivation import Derivation, DerivationStep, Verdict, Witness
 from ..theory.library import Library
 from ..theory.skips import dim_name, skip_matrix
-from .certify import Certificate, Target, decide_exactly, exact_nondegeneracy, file_digest
+from .certify import Certificate, Target, decide_exactly, exact_nondegeneracy
 from .floatsearch import FloatSearch, Nondegeneracy, float_nondegeneracy
-from .io import LoadedWeights, load_block_weights
+from .io import LoadedWeights, load_block_weights, weights_digest
 from .search import floor_text
 
 __all__ = ["FileBlock", "FileDecision", "FileState", "WitnessCheckError", "file_prelude", "float_max_relative_error",
@@ -185,6 +185,17 @@ class FileBlock:
 def load_file_block(block: Block, base_dir: Path) -> FileBlock:
     """Read and check the weights file of ``block`` (its shapes, declared sizes, extra tensors): what
     the answer layer needs before proving the block with the file's dimensions."""
+    assert block.weights is not None
+    from ..paths import pinned
+    from .io import read_weights_once
+
+    path = base_dir / block.weights.file
+    data, _digest = read_weights_once(path, block.weights.span)  # one read: the weights, the extras and the hash
+    with pinned({path: data}):
+        return _load_file_block(block, base_dir)
+
+
+def _load_file_block(block: Block, base_dir: Path) -> FileBlock:
     assert block.weights is not None
     w = load_block_weights(block.weights, base_dir, block.gated)
     m, d = w.w_up.shape
@@ -424,7 +435,8 @@ def _with_certificate(d: Derivation, cert: Certificate) -> Derivation:
 
 def _weights_info(block: Block, w: LoadedWeights, extras: dict[str, Any] | None = None) -> dict[str, Any]:
     assert block.weights is not None
-    info: dict[str, Any] = {"file": block.weights.file, "sha256": file_digest(w.file), "up": w.keys[0], "down": w.keys[1],
+    digest = w.sha256 or weights_digest(Path(w.file))  # the bytes the arrays were read from
+    info: dict[str, Any] = {"file": block.weights.file, "sha256": digest, "up": w.keys[0], "down": w.keys[1],
             "gate": w.keys[2], "transpose": bool(block.weights.transpose), "dtype": w.dtype,
             "d": int(w.w_up.shape[1]), "m": int(w.w_up.shape[0])}
     if extras is not None and extras["names"]:

@@ -60,6 +60,7 @@ class LoadedWeights:
     biases: tuple[str, ...]  # names of bias tensors found next to the weights
     keys: tuple[str, str, str | None]
     dtype: str
+    sha256: str = ""  # SHA-256 of the very bytes these arrays were read from (one read: :func:`load_block_weights`)
 
 
 class _Bad(Exception):
@@ -372,7 +373,11 @@ def load_block_weights(decl: WeightsDecl, spec_dir: Path, gated: bool) -> Loaded
     keys = (prefix + (decl.up_key or "W_up"), prefix + (decl.down_key or "W_down"),
             prefix + (decl.gate_key or "W_gate") if gated else None)
     file_dtypes: dict[str, str] = {}
-    tensors = read_tensors(path, decl.span, [k for k in keys if k is not None], file_dtypes)
+    data, digest = read_weights_once(path, decl.span)
+    from ..paths import pinned
+
+    with pinned({path: data}):  # the tensors come from the bytes hashed, whatever the file holds by now
+        tensors = read_tensors(path, decl.span, [k for k in keys if k is not None], file_dtypes)
     up_raw = _tensor(tensors, keys[0], path, decl.span, "up: W_up")
     up = checked_matrix(up_raw, keys[0], path, decl.span)
     down = checked_matrix(_tensor(tensors, keys[1], path, decl.span, "down: W_down"), keys[1], path, decl.span)
@@ -394,4 +399,31 @@ def load_block_weights(decl: WeightsDecl, spec_dir: Path, gated: bool) -> Loaded
     biases = tuple(sorted(k for k in tensors
                           if k.endswith("bias") and any(k[:-4] == key[: -len("weight")] for key in keys if key
                                                         and key.endswith("weight"))))
-    return LoadedWeights(str(path), up, down, gate, biases, keys, dtype)
+    return LoadedWeights(str(path), up, down, gate, biases, keys, dtype, digest)
+
+
+def read_weights_once(path: Path, span: Span | None = None, check: Any = None) -> tuple[bytes, str]:
+    """The weights file's bytes, read once (the buffer already pinned for the name, if any), and
+    their SHA-256: pin the bytes (:func:`symabsorb.paths.pinned`) around every read that the hash
+    binds, so the decision and the hash describe the same bytes."""
+    import hashlib
+
+    from ..paths import read_once
+
+    data = read_once(path, span, "weights file", MAX_FILE_BYTES, check=check)
+    return data, hashlib.sha256(data).hexdigest()
+
+
+def weights_digest(path: Path) -> str:
+    """SHA-256 of the weights file: of the bytes pinned for the name when there are (what the
+    decision reads), else of the file as it is now."""
+    import hashlib
+
+    from ..paths import pinned_bytes
+
+    held = pinned_bytes(path)
+    if held is not None:
+        return hashlib.sha256(held).hexdigest()
+    from .certify import file_digest
+
+    return file_digest(str(path))

@@ -44,7 +44,7 @@ from typing import Any
 
 from ..budget import BudgetExhausted
 from ..dsl.errors import SpecValueError, SymabsorbError
-from .certify import Certificate, CertificateError, certificate_from_dict, check_certificate, file_digest
+from .certify import Certificate, CertificateError, certificate_from_dict, check_certificate
 
 __all__ = ["CheckedQuery", "VerifyOutcome", "verify_report"]
 
@@ -127,16 +127,18 @@ def _shown(value: Any) -> str:
 def _opened_once(block: Any, base: Path, root: Path) -> Iterator[None]:
     """The block's weights file, confined to ``root`` (a Hugging Face snapshot's link into its own
     repository's blobs included), opened once by the name the block gives it; inside, every read of
-    that name (tensors, biases, scales, the SHA-256) is served from this one descriptor."""
-    from ..paths import confine, confine_descriptor, open_regular, pinned
-    from .io import MAX_FILE_BYTES
+    that name (tensors, biases, scales, the SHA-256) is served from the bytes read once from it."""
+    from ..paths import confine, confine_descriptor, pinned
+    from .io import read_weights_once
 
     decl = block.weights
     confine(base, decl.file, root, decl.span, "weights file")
     name = base / decl.file  # read by the name (a link keeps its suffix; its target is a blob's hash)
-    with open_regular(name, decl.span, "weights file", max_bytes=MAX_FILE_BYTES, wall=False) as (fh, _size), \
-            pinned({name: fh.fileno()}):
-        confine_descriptor(fh.fileno(), root, decl.file, "weights file", decl.span)  # the file opened, not the name
+    # the file opened (not the name) must lie in root; its bytes are read once and every read below
+    # (tensors, biases, scales, the SHA-256) is served from them: an in-place rewrite changes nothing
+    data, _digest = read_weights_once(
+        name, decl.span, check=lambda fd: confine_descriptor(fd, root, decl.file, "weights file", decl.span))
+    with pinned({name: data}):
         yield
 
 
@@ -144,11 +146,11 @@ def _load_weights(block: Any, base: Path, root: Path, digest: str) -> Any:
     """The block's weights, read as ``prove`` reads them, from inside ``root`` (within
     :func:`_opened_once`); the file's SHA-256 must be the certificate's."""
     from ..model.activation import GatedActivation
-    from .io import load_block_weights
+    from .io import load_block_weights, weights_digest
 
     decl = block.weights
     loaded = load_block_weights(decl, base, isinstance(block.activation, GatedActivation))
-    if file_digest(loaded.file) != digest:
+    if (loaded.sha256 or weights_digest(Path(loaded.file))) != digest:
         raise CertificateError(f"`{_shown(decl.file)}` has changed since the report (SHA-256 differs)")
     return loaded
 
