@@ -31,6 +31,7 @@ from ..model.functions import Z
 from .facts import Evidence, Stage, Step, proved, unknown
 from .identity import exact_sign
 from .piecewise import piecewise_form
+from .realness import not_proved_real
 from .symmetry import exponential_polynomial
 
 __all__ = ["DilateFact", "dilate_fact"]
@@ -189,6 +190,8 @@ def dilate_fact(expr: sp.Expr) -> DilateFact:
     """Whether distinct dilates of σ are independent modulo polynomials (proved structurally)."""
     if expr.free_symbols - {Z}:
         return DilateFact(unknown("σ has free parameters"))
+    if not_proved_real(expr) is not None:
+        return DilateFact(unknown(f"σ is not proved real-valued and finite on R: {not_proved_real(expr)}"))
     for recogniser in (_one_sided_exponential, _poles_on_a_line, _one_sine):
         ev = recogniser(expr)
         if ev is not None:

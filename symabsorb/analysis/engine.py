@@ -25,6 +25,7 @@ from .identity import find_nonzero_point, is_free_of_z, prove_zero, simplified
 from .parity import ParityFact, parity_fact
 from .piecewise import PiecewiseForm, piecewise_form
 from .polynomial import PolynomialFact, polynomial_fact
+from .realness import not_proved_real
 from .series import SeriesFact, series_fact
 from .symmetry import SymmetryFact, symmetry_fact
 
@@ -115,6 +116,9 @@ def analyze_expr(expr: sp.Expr, gated: bool = False, order: int = DEFAULT_ORDER,
 def _compute(expr: sp.Expr, gated: bool, order: int, budget: float | None) -> tuple[
         ParityFact, AtZeroFact, SeriesFact, HomogeneityFact, GrowthFact, PolynomialFact, GateFact | None,
         ContinuityFact, SymmetryFact]:
+    why = not_proved_real(expr)
+    if why is not None:  # every fact is about a function R → R: none is claimed for σ
+        return _unknown_facts(f"σ is not proved real-valued and finite on R: {why}", gated, order)
     parity = _timed(lambda: parity_fact(expr), _parity_fallback, budget)
     at0 = _timed(lambda: at_zero_fact(expr), _at_zero_fallback, budget)
     series = _timed(lambda: series_fact(expr, order), lambda r: SeriesFact(unknown(r), None, (), order), budget)
@@ -129,6 +133,16 @@ def _compute(expr: sp.Expr, gated: bool, order: int, budget: float | None) -> tu
     return parity, at0, series, homog, growth, poly, gate, cont, sym
 
 
+def _unknown_facts(reason: str, gated: bool, order: int) -> tuple[
+        ParityFact, AtZeroFact, SeriesFact, HomogeneityFact, GrowthFact, PolynomialFact, GateFact | None,
+        ContinuityFact, SymmetryFact]:
+    return (_parity_fallback(reason), _at_zero_fallback(reason), SeriesFact(unknown(reason), None, (), order),
+            HomogeneityFact(unknown(reason), None), GrowthFact(unknown(reason), None, None, None, False),
+            PolynomialFact(unknown(reason), None, None),
+            GateFact(unknown(reason), None, None, None) if gated else None, ContinuityFact(unknown(reason), (), ()),
+            SymmetryFact(unknown(reason), None, ()))
+
+
 def analyze(act: AnyActivation, order: int = DEFAULT_ORDER, budget: float | None = DEFAULT_BUDGET) -> ActivationFacts:
     """Every fact about ``act``; for a gated unit the facts are about its gate."""
     gated = isinstance(act, GatedActivation)
@@ -141,6 +155,9 @@ def analyze(act: AnyActivation, order: int = DEFAULT_ORDER, budget: float | None
 def linear_constant(expr: sp.Expr) -> tuple[Evidence, sp.Expr | None]:
     """Whether ``σ(z) = c·z`` exactly (with ``c``). Enclosures try to refute first (cheap); only
     then does simplification try to prove."""
+    why = not_proved_real(expr)
+    if why is not None:
+        return unknown(f"σ is not proved real-valued and finite on R: {why}"), None
     from .identity import find_nonconstant_points
 
     form = piecewise_form(expr)
@@ -192,6 +209,9 @@ def identical(expr: sp.Expr, reference: sp.Expr, label: str) -> Evidence:
     """Whether ``expr`` and ``reference`` are the same function of real ``z``: a rigorous enclosure
     at a sample point or breakpoint refutes; exact simplification on every piece and at every
     breakpoint proves."""
+    why = not_proved_real(expr)
+    if why is not None:
+        return unknown(f"σ is not proved real-valued and finite on R: {why}")
     if expr == reference:
         return proved(Stage.STRUCTURAL, Step(f"σ is literally {label}", reference))
     diff = expr - reference

@@ -42,6 +42,7 @@ from ..model.functions import Z
 from .facts import Step
 from .identity import exact_sign, prove_zero, simplified
 from .piecewise import piecewise_form
+from .realness import not_proved_real
 
 __all__ = ["EulerForm", "EulerSym", "euler_form", "euler_sym"]
 
@@ -131,6 +132,8 @@ def _decided_nonzero(c: sp.Expr) -> bool | None:
 @functools.lru_cache(maxsize=512)
 def euler_form(expr: sp.Expr) -> EulerForm | None:
     """The Euler-type decomposition of σ, proved exactly, or None."""
+    if not_proved_real(expr) is not None:
+        return None
     form = piecewise_form(expr)
     if form is None or len(form.pieces) != 2 or form.breakpoints != (sp.S.Zero,):
         return None

@@ -21,6 +21,7 @@ from ..model.functions import Z
 from .facts import Evidence, Stage, Step, proved, unknown
 from .identity import exact_sign
 from .piecewise import piecewise_form
+from .realness import not_proved_real
 from .structure import locally_bounded
 
 __all__ = ["GROWTH_ORDER", "GrowthFact", "Size", "growth_fact", "size_at_infinity"]
@@ -221,6 +222,9 @@ def _size(e: sp.Expr) -> Size | None:
     if isinstance(e, sp.log):
         g = _size(e.args[0])
         return None if g is None else _log(g)
+    if isinstance(e, (sp.tanh, sp.erf, sp.atan, sp.sin, sp.cos, sp.erfc, sp.sinh, sp.cosh)) and \
+            not_proved_real(e.args[0]) is not None:
+        return None  # the bounds below hold for a real argument only (erf(i·z) is unbounded)
     if isinstance(e, (sp.tanh, sp.erf, sp.atan)):
         g = _size(e.args[0])
         to = None if g is None else _tends_to_infinity(g)
@@ -324,6 +328,9 @@ def _end(e: sp.Expr, direction: int) -> tuple[str | None, list[Step]]:
 
 @functools.lru_cache(maxsize=512)
 def growth_fact(expr: sp.Expr) -> GrowthFact:
+    why = not_proved_real(expr)
+    if why is not None:
+        return GrowthFact(unknown(f"σ is not proved real-valued and finite on R: {why}"), None, None, None, False)
     bounded_locally = locally_bounded(expr)
     form = piecewise_form(expr)
     if form is None:

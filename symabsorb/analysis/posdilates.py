@@ -36,6 +36,7 @@ from ..model.functions import Z
 from .facts import Evidence, Stage, Step, proved, unknown
 from .identity import exact_sign
 from .piecewise import piecewise_form
+from .realness import not_proved_real
 from .structure import analytic_on_reals
 
 __all__ = ["PositiveDilateFact", "positive_dilate_fact"]
@@ -200,6 +201,8 @@ def _sqrt(expr: sp.Expr) -> Evidence | None:
 @functools.lru_cache(maxsize=256)
 def positive_dilate_fact(expr: sp.Expr) -> PositiveDilateFact:
     """Whether distinct positive dilates of σ are independent modulo polynomials (proved structurally)."""
+    if not_proved_real(expr) is not None:
+        return PositiveDilateFact(unknown(f"σ is not proved real-valued and finite on R: {not_proved_real(expr)}"))
     for how, recognise in (("kinks", _kinks), ("poles", _poles), ("erf", _erf), ("sqrt", _sqrt)):
         try:
             ev = recognise(expr)

@@ -20,6 +20,7 @@ import sympy as sp
 from ..model.functions import Z
 from .growth import size_at_infinity
 from .piecewise import piecewise_form
+from .realness import not_proved_real
 
 __all__ = ["Asymptote", "Slope", "asymptote_at_infinity", "slope_at_infinity"]
 
@@ -97,6 +98,9 @@ def _proposal(g: sp.Expr) -> sp.Rational | None:
 def slope_at_infinity(expr: sp.Expr, direction: int) -> Slope:
     """The slope of σ at ``direction·∞`` (``direction`` is +1 or −1), proved exactly, or None with why."""
     end = "+∞" if direction > 0 else "−∞"
+    why = not_proved_real(expr)
+    if why is not None:
+        return Slope(direction, None, f"σ is not proved real-valued and finite on R: {why}")
     form = piecewise_form(expr)
     if form is None:
         return Slope(direction, None, "the case splits of σ could not be decided exactly")

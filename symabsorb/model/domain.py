@@ -45,22 +45,32 @@ class NonReal:
     hi: sp.Expr | None
     point: sp.Rational
     imaginary: str  # the enclosure of Im σ(point), flint's notation
+    #: "stretch": ``source``'s argument is negative on (lo, hi); "point": σ is not proved real on R
+    #: (``source`` is σ) and is proved non-real at ``point`` only (lo = hi = point).
+    kind: str = "stretch"
 
     @property
     def unbounded(self) -> bool:
-        return self.lo is None or self.hi is None
+        return self.kind == "stretch" and (self.lo is None or self.hi is None)
 
     def interval_text(self) -> str:
+        if self.kind == "point":
+            return "{" + sp.sstr(self.point) + "}"
         lo = "−∞" if self.lo is None else sp.sstr(self.lo)
         hi = "+∞" if self.hi is None else sp.sstr(self.hi)
         return f"({lo}, {hi})"
 
     def interval_latex(self) -> str:
+        if self.kind == "point":
+            return "\\{" + sp.latex(self.point) + "\\}"
         lo = "-\\infty" if self.lo is None else sp.latex(self.lo)
         hi = "+\\infty" if self.hi is None else sp.latex(self.hi)
         return f"({lo}, {hi})"
 
     def describe(self) -> str:
+        if self.kind == "point":
+            return (f"σ is not real-valued: Im σ({sp.sstr(self.point)}) ∈ {self.imaginary} (a rigorous enclosure "
+                    "excluding 0)")
         what = "log" if isinstance(self.source, sp.log) else (
             "sqrt" if isinstance(self.source, sp.Pow) and self.source.exp == sp.S.Half else "the fractional power")
         return (f"σ is not real-valued: Im σ({sp.sstr(self.point)}) ∈ {self.imaginary} (a rigorous enclosure "
@@ -178,7 +188,8 @@ def _acb(flint: Any, e: sp.Basic) -> Any:
             return base ** acb(flint.fmpq(int(e.exp.p), int(e.exp.q)))
         return base ** _acb(flint, e.exp)
     unary = {sp.exp: "exp", sp.log: "log", sp.erf: "erf", sp.erfc: "erfc", sp.tanh: "tanh", sp.sinh: "sinh",
-             sp.cosh: "cosh", sp.sin: "sin", sp.cos: "cos", sp.atan: "atan"}
+             sp.cosh: "cosh", sp.sin: "sin", sp.cos: "cos", sp.atan: "atan", sp.atanh: "atanh", sp.asinh: "asinh",
+             sp.acosh: "acosh", sp.asin: "asin", sp.acos: "acos"}
     name = unary.get(type(e))
     if name is not None:
         v = _acb(flint, e.args[0])
@@ -226,4 +237,32 @@ def nonreal_stretches(expr: sp.Expr) -> tuple[NonReal, ...]:
             im = _imaginary_part(value)
             if im is not None:
                 out.append(NonReal(source, u, lo, hi, q, im))
+    if not out:
+        found = _nonreal_point(expr)
+        if found is not None:
+            out.append(found)
     return tuple(out)
+
+
+#: Rational points where σ not proved real on R is evaluated exactly (then enclosed).
+_POINTS = tuple(sp.Rational(p, q) for p, q in ((1, 1), (-1, 1), (2, 1), (-2, 1), (1, 2), (-1, 2), (3, 1), (-3, 1)))
+
+
+def _nonreal_point(expr: sp.Expr) -> NonReal | None:
+    """A point where σ is proved non-real, tried only when σ is not proved real on R (so a real
+    built-in costs one structural walk, no evaluation). Where it is undecided, None."""
+    from ..analysis.realness import not_proved_real
+
+    if not_proved_real(expr) is None:
+        return None
+    for q in _POINTS:
+        try:
+            value = expr.xreplace({Z: q})
+        except (ZeroDivisionError, ValueError, TypeError):
+            continue
+        if not isinstance(value, sp.Expr) or value.free_symbols or value.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
+            continue
+        im = _imaginary_part(value)
+        if im is not None:
+            return NonReal(expr, expr, q, q, q, im, "point")
+    return None

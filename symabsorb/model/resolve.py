@@ -536,6 +536,12 @@ def _check_real_on_half_lines(body: sp.Expr, node: s.Expr, builder: _ExprBuilder
     """A spec error when σ is proved non-real on a whole half-line (``log(z)``, ``sqrt(z)``): no
     value at one point would repair it. Bounded stretches are left to the prover (``open``)."""
     for nr in nonreal_stretches(body):
+        if nr.kind == "point":
+            raise SpecValueError(f"the activation is not real-valued at z = {sp.sstr(nr.point)}", node.span,
+                                 f"`{_short(node)}`, whose value at z = {sp.sstr(nr.point)} has imaginary part in "
+                                 f"{nr.imaginary} (a rigorous enclosure excluding 0)", "an activation real on all of R",
+                                 "an activation is a function R -> R: sqrt(-4) is 2i, log of a negative number is "
+                                 "not real; write e.g. sqrt(abs(z)) or log(1 + z^2)")
         if nr.unbounded:
             at = _source_node(node, nr.source, builder, defaults or {}) or node
             side = f"z < {sp.sstr(nr.hi)}" if nr.lo is None and nr.hi is not None else (

@@ -1,0 +1,106 @@
+"""Non-real activations and real-only facts (issue 26 §1): σ must be proved real-valued and finite
+on R before any verdict; proved non-real somewhere → a clean spec error; undecided → open."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+import sympy as sp
+
+from symabsorb.analysis.engine import analyze_expr
+from symabsorb.analysis.facts import Status
+from symabsorb.analysis.growth import growth_fact, size_at_infinity
+from symabsorb.analysis.realness import not_proved_real
+from symabsorb.errors import SpecError
+from symabsorb.model import Z, activation_from_text
+from symabsorb.model.domain import nonreal_stretches
+from symabsorb.theory.derivation import Verdict
+from symabsorb.theory.prover import classify
+
+TANH_MINUS_ERFI = "tanh(z) + sqrt(-1)*erf(sqrt(-1)*z)"  # = tanh z − erfi z: real, unbounded
+
+
+def _verdict(text: str) -> Verdict:
+    return classify(activation_from_text(text)).verdict
+
+
+# ---- undecided realness: open, never a verdict on a real-only fact ---------------------------------
+
+def test_tanh_minus_erfi_is_real_and_unbounded_so_not_bounded() -> None:
+    expr = sp.tanh(Z) + sp.I * sp.erf(sp.I * Z)
+    value = complex(sp.N(expr.xreplace({Z: 4})))
+    assert abs(value.imag) < 1e-9 and value.real < -1e5  # the input that made "bounded" false
+    assert size_at_infinity(sp.erf(sp.I * Z)) is None
+    assert growth_fact(expr).evidence.status is Status.UNKNOWN
+    assert nonreal_stretches(expr) == ()  # it is real: no error either
+
+
+@pytest.mark.parametrize("text", [TANH_MINUS_ERFI, "z*sin(z)/cos(z)", "z*sin(z)/cos(z) + z"])
+def test_undecided_realness_or_poles_are_open(text: str) -> None:
+    d = classify(activation_from_text(text))
+    assert d.verdict is Verdict.OPEN
+    assert any("not proved real-valued and finite" in s.text for s in d.steps)
+
+
+def test_every_fact_is_unknown_when_sigma_is_not_proved_real() -> None:
+    parts = analyze_expr(sp.tanh(Z) + sp.I * sp.erf(sp.I * Z))
+    for part in parts:
+        if part is not None:
+            assert part.evidence.status is Status.UNKNOWN  # type: ignore[attr-defined]
+
+
+# ---- proved non-real somewhere: the same clean error as sqrt(z) --------------------------------------
+
+@pytest.mark.parametrize("text", ["sqrt(-z^2)", "sqrt(-4)*abs(z)", "sqrt(-4)*tanh(z)", "z + sqrt(-4)*z^2",
+                                  "atan(sqrt(-z^2))", "sqrt(-4)*z", "log(-abs(z))", "sqrt(cos(z))"])
+def test_proved_nonreal_is_a_spec_error(text: str) -> None:
+    with pytest.raises(SpecError, match="not real-valued"):
+        activation_from_text(text)
+
+
+def test_proved_nonreal_from_sympy_is_open_in_the_prover() -> None:
+    from symabsorb.model.activation import Activation
+
+    act = Activation("c", 2 * sp.I * sp.Abs(Z))
+    d = classify(act)
+    assert d.verdict is Verdict.OPEN
+
+
+@pytest.mark.parametrize("text", ["sqrt(-z^2)", TANH_MINUS_ERFI, "z*sin(z)/cos(z)"])
+def test_cli_exit_codes(text: str) -> None:
+    r = subprocess.run([sys.executable, "-m", "symabsorb", "classify", text], capture_output=True, text=True,
+                       timeout=600)
+    assert "Traceback" not in r.stderr
+    if r.returncode == 2:
+        assert "not real-valued" in r.stderr
+    else:
+        assert r.returncode == 0 and ": open" in r.stdout.splitlines()[0]
+
+
+# ---- real activations keep their verdicts ------------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["gelu", "silu", "tanh", "softplus", "mish", "sigmoid", "relu", "erf(z)",
+                                  "if z >= 0 then sqrt(z) else -sqrt(-z)", "abs(z)^(3/2)", "z/(1 + z^2)",
+                                  "if z > 0 then z*log(z) else if z < 0 then z*log(-z) else 0"])
+def test_real_builtins_are_proved_real(text: str) -> None:
+    act = activation_from_text(text)
+    assert not_proved_real(act.expr) is None
+    assert nonreal_stretches(act.expr) == ()
+
+
+@pytest.mark.parametrize("text, verdict", [("tanh(z)", Verdict.IMPOSSIBLE), ("gelu", None), ("relu", None)])
+def test_real_verdicts_unchanged(text: str, verdict: Verdict | None) -> None:
+    v = _verdict(text)
+    assert v is not Verdict.OPEN
+    if verdict is not None:
+        assert v is verdict
+
+
+def test_not_proved_real_reasons() -> None:
+    assert not_proved_real(sp.sqrt(1 - Z**2)) is not None
+    assert not_proved_real(sp.log(sp.cos(Z) + 2)) is not None  # conservative: positivity not proved
+    assert not_proved_real(1 / (1 + Z**2)) is None
+    assert "pole" in (not_proved_real(Z / sp.cos(Z)) or "")
+    assert "imaginary" in (not_proved_real(sp.tanh(Z) + sp.I * sp.erf(sp.I * Z)) or "")
