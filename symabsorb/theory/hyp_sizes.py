@@ -51,10 +51,12 @@ def _primitive_rows(w_up: sp.MatrixBase) -> list[tuple[int, ...]] | None:
     """Each row of a rational ``w_up`` as its primitive integer direction (scaled to integers exactly,
     divided by the gcd, first nonzero entry positive): two nonzero rows are collinear iff these are
     equal. None when an entry is not rational."""
-    import math
+    from fractions import Fraction
 
     from sympy import QQ
     from sympy.polys.matrices import DomainMatrix
+
+    from .directions import line_key
 
     rep = getattr(w_up, "_rep", None)  # the matrix's own DomainMatrix, not a rebuilt one
     dm = rep if isinstance(rep, DomainMatrix) else DomainMatrix.from_Matrix(sp.Matrix(w_up))
@@ -62,20 +64,7 @@ def _primitive_rows(w_up: sp.MatrixBase) -> list[tuple[int, ...]] | None:
         if not dm.domain.is_ZZ and not all(v.is_Rational for v in w_up):
             return None
         dm = dm.convert_to(QQ)
-    keys = []
-    for row in dm.to_list():
-        den = 1
-        for v in row:
-            den = math.lcm(den, int(v.denominator))
-        ints = [int(v.numerator) * (den // int(v.denominator)) for v in row]
-        g = 0
-        for v in ints:
-            g = math.gcd(g, v)
-        g = g or 1
-        lead = next((v for v in ints if v != 0), 1)
-        sign = 1 if lead > 0 else -1
-        keys.append(tuple(sign * v // g for v in ints))
-    return keys
+    return [line_key([Fraction(int(v.numerator), int(v.denominator)) for v in row]) for row in dm.to_list()]
 
 
 def nondegeneracy(w_up: sp.MatrixBase, w_down: sp.MatrixBase) -> tuple[bool, str]:

@@ -27,6 +27,7 @@ import sympy as sp
 
 from ..budget import check as budget_check
 from ..model.block import Block, Stack
+from ..theory.directions import line_key, ray_key
 from ..theory.hyp_deep import d_free, profile
 
 __all__ = ["MAX_FD_ENTRIES", "MAX_RAYS", "FDCertificate", "FoldResult", "Layer", "fd_certificate", "fold_test",
@@ -154,33 +155,6 @@ def _det(a: Mat) -> Fraction:
                 f = m[r][c] / m[c][c]
                 m[r] = [x - f * y for x, y in zip(m[r], m[c], strict=True)]
     return det
-
-
-def _ray(v: Sequence[Fraction]) -> tuple[int, ...]:
-    """``v`` scaled by a positive number to a primitive integer vector (a ray's key: the sign is kept)."""
-    den = 1
-    for x in v:
-        den = math.lcm(den, x.denominator)
-    ints = [int(x * den) for x in v]
-    g = 0
-    for n in ints:
-        g = math.gcd(g, n)
-    return tuple(n // (g or 1) for n in ints)
-
-
-def _primitive(v: Sequence[Fraction]) -> tuple[int, ...]:
-    """``v`` scaled to a primitive integer vector with a positive first nonzero entry (a line's key)."""
-    den = 1
-    for x in v:
-        den = math.lcm(den, x.denominator)
-    ints = [int(x * den) for x in v]
-    g = 0
-    for n in ints:
-        g = math.gcd(g, n)
-    g = g or 1
-    lead = next((n for n in ints if n != 0), 1)
-    s = 1 if lead > 0 else -1
-    return tuple(s * n // g for n in ints)
 
 
 # ---- the stack as exact layers --------------------------------------------------------------------------------
@@ -366,7 +340,7 @@ def vertex_rays(u1: Mat, d: int) -> list[Vec] | None:
         v = _kernel_line([rows[i] for i in subset], d)
         if v is None:
             continue
-        key = _primitive(v)
+        key = line_key(v)
         if key not in seen:
             seen[key] = [Fraction(x) for x in key]
     out: list[Vec] = []
@@ -472,7 +446,7 @@ def one_layer_equal(lin_a: Mat, up_a: Mat, down_a: Mat, lin_b: Mat, up_b: Mat, d
             for i in range(d):
                 for c in range(d):
                     linear[i][c] += col[i] * row[c] / 2
-            key = _primitive(row)
+            key = line_key(row)
             lead = next(x for x in row if x != 0)
             kint = next(x for x in key if x != 0)
             scale = abs(lead / kint)  # |row·x| = scale·|key·x|
@@ -598,7 +572,7 @@ def sector_points(layers: Sequence[Layer]) -> tuple[list[Vec], int] | None:
 
     def add(v: Sequence[Fraction]) -> None:
         if any(x != 0 for x in v):
-            key = _ray(v)
+            key = ray_key(v)
             rays.setdefault(key, [Fraction(x) for x in key])
 
     for v in ([1, 0], [0, 1], [-1, 0], [0, -1]):

@@ -22,11 +22,12 @@ hypotheses: the caller passes ``kind``, ``c`` and the exact sign of ``σ(0)``.
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
+
+from ..theory.directions import line_key_and_scale
 
 __all__ = ["WORK_CAP", "Atom", "Atoms", "Choice", "DegenerateSearch", "atoms_of", "canonical_form", "construct",
            "decide_width", "exact_rank", "minimal_width", "same_function"]
@@ -54,22 +55,6 @@ def exact_rank(rows: Sequence[Sequence[Fraction]], ncols: int) -> int:
     if not rows or ncols == 0:
         return 0
     return int(_fmpq_mat(rows, ncols).rank())
-
-
-def _primitive(row: Sequence[Fraction]) -> tuple[tuple[int, ...], Fraction]:
-    """``row = λ·p`` with ``p`` a primitive integer vector whose first nonzero entry is positive."""
-    den = 1
-    for x in row:
-        den = math.lcm(den, x.denominator)
-    ints = [int(x * den) for x in row]
-    g = 0
-    for v in ints:
-        g = math.gcd(g, v)
-    lead = next(v for v in ints if v != 0)
-    sign = 1 if lead > 0 else -1
-    p = tuple(sign * v // g for v in ints)
-    first = next(i for i, v in enumerate(p) if v != 0)
-    return p, row[first] / p[first]
 
 
 @dataclass(frozen=True)
@@ -133,7 +118,7 @@ def atoms_of(w_up: Mat, w_down: Mat, skip: Mat, c: Fraction, kind: str, sigma0_s
             zero_rows.append(i)
             constant = [p + q for p, q in zip(constant, cols[i], strict=True)]
             continue
-        p, lam = _primitive(w_up[i])
+        p, lam = line_key_and_scale(w_up[i])
         if kind == "homogeneous":
             key: Any = p
             v = tuple(Fraction(x) for x in p)
@@ -467,7 +452,7 @@ def canonical_form(w_up: Mat, w_down: Mat, skip: Mat | None, c: Fraction, kind: 
     a = atoms_of(w_up, w_down, skip if skip is not None else zero_skip, c, kind, 0 if sigma0_zero else 1)
     keyed = []
     for atom in (*a.essential,):
-        p, lam = _primitive(atom.v)
+        p, lam = line_key_and_scale(atom.v)
         key = p if kind == "homogeneous" else (p, abs(lam))
         keyed.append((key, atom.coeff if kind == "dilates" or lam == 1 else tuple(x * abs(lam) for x in atom.coeff)))
     const = a.constant if not sigma0_zero else tuple(Fraction(0) for _ in range(d))
