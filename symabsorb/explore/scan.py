@@ -297,9 +297,12 @@ def _eps_text(value: Any) -> str:
 def find_layers(path: Path, names: Sequence[str], activation: str | None, budget: float | None,
                 directory: Path | None = None, config: dict[str, Any] | None = None,
                 config_problem: str | None = None, taken: set[str] | None = None,
-                allow_outside: bool = False) -> tuple[list[ScanTask], list[str]]:
+                allow_outside: bool = False, unquotable: list[str] | None = None) -> tuple[list[ScanTask], list[str]]:
     """One task per MLP layer whose tensor names match a layout (the first matching layout wins), and
-    the layer groups (prefixes such as ``encoder.layer.3.``) in which none was found."""
+    the layer groups (prefixes such as ``encoder.layer.3.``) in which none was found. A layer found
+    whose prefix (or file name) a spec cannot quote (a ``"``, a backslash, a line break) is not a
+    task: its prefix is appended to ``unquotable`` (never dropped silently)."""
+    unquotable = [] if unquotable is None else unquotable
     directory = directory or path.parent
     config = config or {}
     taken = set() if taken is None else taken
@@ -339,8 +342,10 @@ def find_layers(path: Path, names: Sequence[str], activation: str | None, budget
             used.update({key, prefix + layout.down})
             if task is not None:
                 tasks.append(task)
+            else:
+                unquotable.append(prefix)
     groups = {m.group(1) for k in keys if (m := _GROUP.match(k))}
-    found = {t.prefix for t in tasks}
+    found = {t.prefix for t in tasks} | set(unquotable)
     missing = sorted(g for g in groups if not any(p.startswith(g) or g.startswith(p) for p in found if p))
     return tasks, missing
 
@@ -444,7 +449,7 @@ def _task(path: Path, directory: Path, prefix: str, layout: Layout, keys: set[st
         if alt is None:
             alt_norm = ""
     if any(not _STRING_OK.match(x) for x in (prefix, _rel(path, directory))):
-        return None  # a name the spec language cannot quote: listed as an unmatched group
+        return None  # a name the spec language cannot quote: find_layers lists it as unquotable
     name = _block_name(path, directory, prefix, taken)
 
     def block_text(norm_fields: list[str]) -> str:
@@ -466,6 +471,14 @@ def _task(path: Path, directory: Path, prefix: str, layout: Layout, keys: set[st
 
 
 _OTHER_PLACEMENT = {"pre-ln": "post-ln", "post-ln": "pre-ln", "pre-rms": "post-rms", "post-rms": "pre-rms"}
+
+
+def _escaped(text: str, n: int = 80) -> str:
+    """``text`` shown safely on a terminal and in JSON: quotes, backslashes, line breaks, control
+    and non-ASCII characters escaped (JSON style), at most ``n`` characters of the name."""
+    import json
+
+    return json.dumps(text[:n], ensure_ascii=True)[1:-1]
 
 
 def _rel(path: Path, directory: Path) -> str:
@@ -601,6 +614,7 @@ def scan(directory: Path, store: Any, executor: Any, activation: str | None = No
             if problem is not None and problem.startswith(_CONFIG_REFUSED):
                 skipped.append((str(name.parent / "config.json"), problem))
         config, problem = configs[name.parent]
+        unquotable: list[str] = []
         try:
             # read once: the names are listed, and the file hashed, from this one buffer; the file
             # opened (not just the name checked before) lies in DIR
@@ -611,16 +625,20 @@ def scan(directory: Path, store: Any, executor: Any, activation: str | None = No
             with pinned({name: data}):
                 names = list(read_tensors(name, keys=[]))  # the names only: no tensor is inflated here
                 found, missing = find_layers(name, names, activation, budget, directory, config, problem, taken,
-                                             allow_outside)
+                                             allow_outside, unquotable)
         except BudgetExhausted:
             raise  # the command's budget ends the command, never one file
         except SymabsorbError as err:
             skipped.append((str(name), str(err).splitlines()[0]))
             continue
-        if not found and not missing:
+        for prefix in sorted(set(unquotable)):  # found, but a spec cannot name it: skipped, with why
+            skipped.append((str(name), f"layer `{_escaped(prefix)}` not decided: its tensor names or the file's name "
+                            "hold a quote, a backslash or a line break, which a spec cannot name; hint: rename the "
+                            "tensors (or the file) and scan again"))
+        if not found and not missing and not unquotable:
             skipped.append((str(name), "no tensor names matched an MLP layer layout; hint: " + group_hint("", names)))
         for group in missing:  # one line per layer group, with why no layout took it
-            skipped.append((str(name), f"tensor group `{group[:80]}` matches no MLP layout; hint: "
+            skipped.append((str(name), f"tensor group `{_escaped(group)}` matches no MLP layout; hint: "
                             + group_hint(group, names)))
         tasks.extend(found)
     if not listed_any:
