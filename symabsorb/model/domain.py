@@ -248,12 +248,30 @@ def nonreal_stretches(expr: sp.Expr) -> tuple[NonReal, ...]:
 _POINTS = tuple(sp.Rational(p, q) for p, q in ((1, 1), (-1, 1), (2, 1), (-2, 1), (1, 2), (-1, 2), (3, 1), (-3, 1)))
 
 
+#: Functions real and finite at every real argument: an expression built from these, rational powers with
+#: integer exponents, Z and real constants cannot be non-real at a real point (a pole is not a non-real value).
+_REAL_AT_REAL = (sp.exp, sp.sin, sp.cos, sp.tan, sp.sinh, sp.cosh, sp.tanh, sp.erf, sp.erfc, sp.atan, sp.Abs,
+                 sp.sign, sp.Heaviside, sp.Max, sp.Min, sp.Piecewise, sp.floor, sp.ceiling)
+
+
+def _may_be_nonreal(expr: sp.Expr) -> bool:
+    """Whether σ could take a non-real value at a real point: it holds the imaginary unit, a logarithm, a
+    fractional power or a function outside :data:`_REAL_AT_REAL` (a cheap structural gate in the model layer:
+    the point evaluation that follows is the proof; ``analysis/realness`` decides what is proved real)."""
+    for node in sp.preorder_traversal(expr):
+        if node is sp.I or (isinstance(node, sp.Number) and not node.is_real):
+            return True
+        if isinstance(node, sp.Pow) and not (node.exp.is_Integer):
+            return True
+        if isinstance(node, sp.Function) and not isinstance(node, _REAL_AT_REAL):
+            return True
+    return False
+
+
 def _nonreal_point(expr: sp.Expr) -> NonReal | None:
     """A point where σ is proved non-real, tried only when σ is not proved real on R (so a real
     built-in costs one structural walk, no evaluation). Where it is undecided, None."""
-    from ..analysis.realness import not_proved_real
-
-    if not_proved_real(expr) is None:
+    if not _may_be_nonreal(expr):
         return None
     for q in _POINTS:
         try:
