@@ -265,7 +265,21 @@ def read_whole(fh: BinaryIO, path: Path, span: Span | None = None, what: str = "
     """The rest of the open file ``fh`` (of :func:`open_regular`) in one buffer, at most ``max_bytes``."""
     cap = current().limits.input_bytes if max_bytes is None else max_bytes
     try:
-        data = fh.read(cap + 1)
+        size = os.fstat(fh.fileno()).st_size
+    except (OSError, AttributeError, io.UnsupportedOperation):
+        size = cap
+    want = min(cap, size) + 1  # never a buffer of the cap's size for a small file
+    try:
+        data = fh.read(want)
+        if len(data) == want:  # longer than its size said: read on, in chunks, up to one byte past the cap
+            parts, total = [data], len(data)
+            while total <= cap:
+                part = fh.read(min(1 << 20, cap + 1 - total))
+                if not part:
+                    break
+                parts.append(part)
+                total += len(part)
+            data = b"".join(parts)
     except OSError as err:
         raise InputError(f"cannot read {what} `{path}`: {err.strerror}", span) from None
     if len(data) > cap:  # it grew while we read

@@ -148,3 +148,19 @@ def test_verify_checks_the_bytes_it_hashed(tmp_path: Path, swapper: Any) -> None
     s.opens, s.after = 0, 0
     code, out, err, _ = run_cli("verify", str(report))
     assert code == 1 and "SHA-256" in out + err, out + err
+
+
+def test_read_whole_reads_all_and_stops_one_byte_past_the_cap(tmp_path: Path) -> None:
+    import io
+
+    from symabsorb.paths import InputError, read_once, read_whole
+
+    small = tmp_path / "s.bin"
+    small.write_bytes(b"x" * 10)
+    assert read_once(small, max_bytes=10) == b"x" * 10
+    with pytest.raises(InputError, match="too large"):
+        read_once(small, max_bytes=9)
+    # a stream longer than its size said (no descriptor to ask): read on, in chunks, to the cap
+    assert read_whole(io.BytesIO(b"y" * 3000), small, max_bytes=3000) == b"y" * 3000
+    with pytest.raises(InputError, match="too large"):
+        read_whole(io.BytesIO(b"y" * 3001), small, max_bytes=3000)
