@@ -175,3 +175,16 @@ def test_an_unmatched_layer_group_is_listed_and_exits_1(tmp_path: Path) -> None:
     code, data, text = _scan(folder, tmp_path)
     assert code == 1
     assert any("transformer.h.0." in why or "no tensor names matched" in why for _, why in data["skipped"]), text
+
+
+def test_an_assumed_activation_is_the_one_decided(tmp_path: Path) -> None:
+    """A Gemma config naming no activation: the layer is decided with Gemma's gelu_tanh, and the assumption it
+    states names that activation (it named the LLaMA family's silu while deciding gelu_tanh)."""
+    folder = _write(tmp_path / "ckpt", "gemma")
+    (folder / "config.json").write_text(json.dumps({"model_type": "gemma"}), encoding="utf-8")
+    code, data, text = _scan(folder, tmp_path)
+    assert code == 0, text
+    for r in data["layers"]:
+        assert r["activation"] == "gelu_tanh (gated)", r
+        stated = [a for a in r["assumptions"] if a.startswith("activation ")]
+        assert stated and all(a.startswith("activation gelu_tanh assumed") for a in stated), r["assumptions"]

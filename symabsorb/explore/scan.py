@@ -386,19 +386,19 @@ def _task(path: Path, directory: Path, prefix: str, layout: Layout, keys: set[st
     if config_problem:
         assumptions.append(config_problem)
     act = activation
+    from_config = _config_activation(config, layout) if activation is None else None
     if act is None:
-        act = _config_activation(config, layout)
-        if act is None:
-            act = layout.activation
-            assumptions.append(f"activation {act} assumed (the {layout.family.split(' (')[0]} layout's usual one; "
-                               "no activation in a config.json beside the weights)")
+        act = from_config or layout.activation
     gated = (layout.gated or layout.optional_gate) and layout.gate is not None and prefix + layout.gate in keys
     if layout.optional_gate and gated and activation is None and layout.gated_activation is not None:
         act = layout.gated_activation
     for model_prefix, default in layout.model_type_activations:
         if str(config.get("model_type", "")).startswith(model_prefix) and activation is None:
-            act = _config_activation(config, layout) or default
+            act = from_config or default
             break
+    if activation is None and from_config is None:  # said after every default is applied: the one decided
+        assumptions.append(f"activation {act} assumed (the {layout.family.split(' (')[0]} layout's usual one; "
+                           "no activation in a config.json beside the weights)")
     norm = layout.norm
     for key, value, placement in layout.norm_by_config:
         if config.get(key) is value:
