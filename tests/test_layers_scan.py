@@ -188,3 +188,23 @@ def test_an_assumed_activation_is_the_one_decided(tmp_path: Path) -> None:
         assert r["activation"] == "gelu_tanh (gated)", r
         stated = [a for a in r["assumptions"] if a.startswith("activation ")]
         assert stated and all(a.startswith("activation gelu_tanh assumed") for a in stated), r["assumptions"]
+
+
+@pytest.mark.parametrize("up, down, group", [
+    ("encoder.stage.3.mlp.up_proj.weight", "encoder.stage.3.mlp.down_proj.weight", "encoder.stage.3.mlp."),
+    ("blk-0-W_up", "blk-0-W_down", "blk-0-"), ("y.W_UP", "y.W_DOWN", "y."), ("x.W_up ", "x.W_down ", "x.")])
+def test_a_projection_no_layout_takes_is_listed_and_exits_1(up: str, down: str, group: str, tmp_path: Path) -> None:
+    """Tensors named like an up and a down projection that no layout takes, outside any `layers.N.` group: one
+    skipped line and exit 1 (they were silently dropped, exit 0: 'every layer group was decided')."""
+    np = require_module("numpy", "weights")
+    st = require_module("safetensors.numpy", "weights")
+    folder = tmp_path / "ckpt"
+    folder.mkdir()
+    st.save_file({"ok.W_up": np.ones((M, D), dtype=np.float32), "ok.W_down": np.ones((D, M), dtype=np.float32),
+                  up: np.ones((M, D), dtype=np.float32), down: np.ones((D, M), dtype=np.float32),
+                  "model.lookup": np.ones((2,), dtype=np.float32)}, str(folder / "model.safetensors"))
+    code, data, text = _scan(folder, tmp_path)
+    assert code == 1, text
+    assert [r["label"].rsplit(":", 1)[-1] for r in data["layers"]] == ["ok."]
+    assert any(f"`{group}`" in why for _, why in data["skipped"]), (group, data["skipped"])
+    assert not any("lookup" in why for _, why in data["skipped"])

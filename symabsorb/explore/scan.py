@@ -125,6 +125,9 @@ CONFIG_ACTIVATIONS = {"gelu": "gelu", "gelu_new": "gelu_tanh", "gelu_fast": "gel
                       "tanh": "tanh", "sigmoid": "sigmoid", "mish": "mish", "elu": "elu", "leaky_relu": "leaky_relu",
                       "relu2": "relu2", "gated-gelu": "gelu_tanh"}  # T5 v1.1: gated-gelu is gelu_new
 _GROUP = re.compile(r"^(.*?(?:^|[._/])(?:layers?|h|blocks?|block)[._/]\d+[._/])")
+#: A tensor named like an MLP up or down projection (the group is what precedes that last component).
+_PROJECTION = re.compile(r"^(.*?)(?:(?<=[._/-])|^)(?:w_?)?(?:up|down)(?:_?proj)?(?:[._/-]weight)?\s*$",
+                         re.IGNORECASE)
 _STRING_OK = re.compile(r'^[^"\\\n]*$')
 
 
@@ -345,6 +348,10 @@ def find_layers(path: Path, names: Sequence[str], activation: str | None, budget
             else:
                 unquotable.append(prefix)
     groups = {m.group(1) for k in keys if (m := _GROUP.match(k))}
+    # a tensor no layout took whose name ends like an up or down projection is a layer group too, whatever the
+    # rest of its name (`encoder.stage.3.mlp.up_proj.weight`, `blk-0-W_down`, `x.W_UP `): never dropped silently
+    groups |= {m.group(1) for k in keys - used
+               if (m := _PROJECTION.match(k)) and not any(k.startswith(g) for g in groups)}
     found = {t.prefix for t in tasks} | set(unquotable)
     missing = sorted(g for g in groups if not any(p.startswith(g) or g.startswith(p) for p in found if p))
     return tasks, missing
