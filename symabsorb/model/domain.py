@@ -7,9 +7,10 @@ branch: ``sqrt(−1) = i``, ``log(−2) = log 2 + iπ``), and then no verdict ab
 Candidates come from exact algebra: for each ``sqrt(u)``, ``log(u)``, ``u^(p/q)`` whose argument ``u``
 is a polynomial in ``z`` with rational coefficients, the intervals between consecutive real roots
 where ``u < 0`` (decided by the exact sign of ``u`` at a rational point inside). A candidate is
-confirmed only at an exact rational point ``q``: σ is evaluated there exactly (SymPy decides the
-cases of ``max``/``if`` at a rational point), then in complex ball arithmetic (python-flint
-``acb``); σ is proved non-real at ``q`` when the ball of the imaginary part excludes 0. The stretch
+confirmed only at an exact rational point ``q``: σ's tree is enclosed there in complex ball arithmetic
+(python-flint ``acb``; the cases of ``if``, ``max``, ``sign`` decided exactly or by disjoint balls, else
+undecided), never evaluated by SymPy (whose automatic evaluation of a substituted point is unbounded);
+σ is proved non-real at ``q`` when the ball of the imaginary part excludes 0. The stretch
 reported is where the argument is negative (σ itself may be real at some of its points). Nothing
 here proves that σ *is* real elsewhere.
 """
@@ -157,8 +158,15 @@ class _NotNumeric(Exception):
     pass
 
 
-def _acb(flint: Any, e: sp.Basic) -> Any:
+def _acb(flint: Any, e: sp.Basic, at: sp.Rational | None = None) -> Any:
+    """The complex ball of ``e`` with ``z = at`` (``at`` None: ``e`` holds no ``z``). Nothing is evaluated by
+    SymPy: substituting a point into a large expression lets SymPy's automatic evaluation run unbounded
+    (``as_real_imag`` over a nested sum took minutes), so the tree is walked here and enclosed directly."""
     acb = flint.acb
+    if e is Z:
+        if at is None:
+            raise _NotNumeric("z without a point")
+        return acb(flint.fmpq(int(at.p), int(at.q)))
     if e.is_Rational:
         return acb(flint.fmpq(int(e.p), int(e.q)))  # type: ignore[attr-defined]
     if e is sp.I:
@@ -170,15 +178,15 @@ def _acb(flint: Any, e: sp.Basic) -> Any:
     if isinstance(e, sp.Add):
         out = acb(0)
         for a in e.args:
-            out += _acb(flint, a)
+            out += _acb(flint, a, at)
         return out
     if isinstance(e, sp.Mul):
         out = acb(1)
         for a in e.args:
-            out *= _acb(flint, a)
+            out *= _acb(flint, a, at)
         return out
     if isinstance(e, sp.Pow):
-        base = _acb(flint, e.base)
+        base = _acb(flint, e.base, at)
         if e.exp.is_Integer:
             n = int(e.exp)
             if abs(n) > 10**4:
@@ -186,30 +194,70 @@ def _acb(flint: Any, e: sp.Basic) -> Any:
             return base ** n
         if e.exp.is_Rational:
             return base ** acb(flint.fmpq(int(e.exp.p), int(e.exp.q)))
-        return base ** _acb(flint, e.exp)
+        return base ** _acb(flint, e.exp, at)
     unary = {sp.exp: "exp", sp.log: "log", sp.erf: "erf", sp.erfc: "erfc", sp.tanh: "tanh", sp.sinh: "sinh",
              sp.cosh: "cosh", sp.sin: "sin", sp.cos: "cos", sp.atan: "atan", sp.atanh: "atanh", sp.asinh: "asinh",
              sp.acosh: "acosh", sp.asin: "asin", sp.acos: "acos"}
     name = unary.get(type(e))
     if name is not None:
-        v = _acb(flint, e.args[0])
+        v = _acb(flint, e.args[0], at)
         if name == "log" and v.contains(0):
             raise _NotNumeric("log of a ball containing 0")
         return getattr(v, name)()
     if isinstance(e, sp.Abs):
-        return acb(abs(_acb(flint, e.args[0])))
+        return acb(abs(_acb(flint, e.args[0], at)))
+    if isinstance(e, (sp.sign, sp.Heaviside)) and len(e.args) == 1:
+        v = _acb(flint, e.args[0], at)
+        if not v.imag.is_zero() or v.real.contains(0):
+            raise _NotNumeric("sign of a value not proved real and nonzero")
+        positive = v.real > 0
+        if isinstance(e, sp.sign):
+            return acb(1 if positive else -1)
+        return acb(1 if positive else 0)
+    if isinstance(e, sp.Piecewise):
+        for piece, cond in e.args:
+            decided = _condition_at(cond, at)
+            if decided is None:
+                raise _NotNumeric("a case not decided at the point")
+            if decided:
+                return _acb(flint, piece, at)
+        raise _NotNumeric("no case holds at the point")
+    if isinstance(e, (sp.Max, sp.Min)):
+        vals = [_acb(flint, a, at) for a in e.args]
+        if not all(v.imag.is_zero() for v in vals):
+            raise _NotNumeric("max/min of a value not proved real")
+        reals = [v.real for v in vals]
+        for i, r in enumerate(reals):  # the one proved >= (max) or <= (min) every other
+            if all(i == j or (r >= o if isinstance(e, sp.Max) else r <= o) for j, o in enumerate(reals)):
+                return vals[i]
+        raise _NotNumeric("max/min not decided at the point")
     raise _NotNumeric(f"cannot enclose {type(e).__name__}")
 
 
-def _imaginary_part(value: sp.Expr) -> str | None:
-    """The enclosure of ``Im value`` when it excludes 0, else None."""
+def _condition_at(cond: sp.Basic, at: sp.Rational | None) -> bool | None:
+    """A case condition decided exactly at ``z = at`` (a relational between rationals and the point), else None."""
+    if cond is sp.true or cond is sp.false:
+        return bool(cond)
+    if at is None or cond.free_symbols - {Z} or sp.count_ops(cond) > 40:
+        return None
+    try:
+        value = cond.xreplace({Z: at})
+    except (TypeError, ValueError, ZeroDivisionError):
+        return None
+    if value is sp.true or value is sp.false:
+        return bool(value)
+    return None
+
+
+def _imaginary_part(value: sp.Expr, at: sp.Rational | None = None) -> str | None:
+    """The enclosure of ``Im value`` (at ``z = at``) when it excludes 0, else None."""
     flint = _flint()
     old = flint.ctx.prec
     try:
         for prec in _PRECISIONS:
             flint.ctx.prec = prec
             try:
-                v = _acb(flint, value)
+                v = _acb(flint, value, at)
             except (_NotNumeric, ZeroDivisionError, ValueError, OverflowError):
                 return None
             im = v.imag
@@ -228,13 +276,7 @@ def nonreal_stretches(expr: sp.Expr) -> tuple[NonReal, ...]:
     out: list[NonReal] = []
     for source, u in _sources(expr):
         for lo, hi, q in _negative_stretches(u):
-            try:
-                value = expr.xreplace({Z: q})
-            except (ZeroDivisionError, ValueError, TypeError):
-                continue
-            if not isinstance(value, sp.Expr) or value.free_symbols or value.has(sp.nan, sp.zoo, sp.oo):
-                continue
-            im = _imaginary_part(value)
+            im = _imaginary_part(expr, q)
             if im is not None:
                 out.append(NonReal(source, u, lo, hi, q, im))
     if not out:
@@ -274,13 +316,7 @@ def _nonreal_point(expr: sp.Expr) -> NonReal | None:
     if not _may_be_nonreal(expr):
         return None
     for q in _POINTS:
-        try:
-            value = expr.xreplace({Z: q})
-        except (ZeroDivisionError, ValueError, TypeError):
-            continue
-        if not isinstance(value, sp.Expr) or value.free_symbols or value.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
-            continue
-        im = _imaginary_part(value)
+        im = _imaginary_part(expr, q)
         if im is not None:
             return NonReal(expr, expr, q, q, q, im, "point")
     return None
