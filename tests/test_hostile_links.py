@@ -221,11 +221,19 @@ def test_a_pseudo_file_and_a_blocking_read_are_refused(tmp_path: Path) -> None:
     os.symlink("/proc/self/status", link)
     with pytest.raises(InputError, match="kernel"):
         read_input(link)
+    import threading
+
     r, w = os.pipe()
+    # a guard: if the wall limit cannot arm (SIGALRM owned by a harness such as pytest-timeout's signal
+    # method), the read is released after 20 s and the test fails instead of hanging the suite
+    guard = threading.Timer(20.0, lambda: os.write(w, b"x"))
+    guard.daemon = True
+    guard.start()
     try:
         with pytest.raises(InputError, match="wall time"), wall_limit(0.3, "reading a pipe"):
-            os.read(r, 1)  # nothing is ever written: it would block forever
+            os.read(r, 1)  # nothing is written before the guard: it would block
     finally:
+        guard.cancel()
         os.close(r)
         os.close(w)
 
