@@ -104,3 +104,21 @@ def test_not_proved_real_reasons() -> None:
     assert not_proved_real(1 / (1 + Z**2)) is None
     assert "pole" in (not_proved_real(Z / sp.cos(Z)) or "")
     assert "imaginary" in (not_proved_real(sp.tanh(Z) + sp.I * sp.erf(sp.I * Z)) or "")
+
+
+def test_the_point_test_encloses_the_tree_and_decides_cases_exactly_or_not_at_all() -> None:
+    """σ is enclosed at a rational point without SymPy evaluating the substituted expression; the
+    cases of sign/if/max are decided exactly, and an undecided case (a hidden-zero breakpoint) is
+    never read as taken."""
+    import sympy as sp
+
+    from symabsorb.model.domain import nonreal_stretches
+    from symabsorb.model.functions import Z
+
+    h = sp.cosh(1) ** 2 - sp.sinh(1) ** 2 - 1
+    assert nonreal_stretches(sp.sign(Z) * sp.sqrt(Z))  # sign(-1) = -1 decided, sqrt(-1) = i
+    assert nonreal_stretches(sp.Piecewise((sp.sqrt(Z), Z < 0), (Z, True)))  # the taken case is complex
+    assert not nonreal_stretches(sp.Piecewise((Z, Z < 0), (sp.sqrt(Z), True)))  # sqrt only where z >= 0
+    assert not nonreal_stretches(sp.Max(Z, sp.sqrt(Z)))  # max of a non-real value: undecided, not claimed
+    # a breakpoint 1 + h (h a hidden zero): the case is not decided at the point, so nothing is claimed
+    assert not nonreal_stretches(sp.Piecewise((sp.sqrt(Z - 1), Z > 1 + h), (Z, True)))
