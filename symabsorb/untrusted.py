@@ -25,12 +25,13 @@ would otherwise make :class:`fractions.Fraction` compute a billion-digit power o
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
 __all__ = ["ID_PATTERN", "MAX_NUMBER_DIGITS", "MAX_NUMBER_EXPONENT", "MAX_TEXT", "check_result_data", "exact_fraction",
-           "id_collisions", "id_key", "shown", "text_problem"]
+           "id_collisions", "id_key", "nfc_twins", "shown", "text_problem", "visible"]
 
 #: Digits of the numerator or denominator of a number read from a report (as text or integer).
 MAX_NUMBER_DIGITS = 10_000
@@ -204,3 +205,40 @@ def shown(text: str, limit: int = 200) -> str:
 
 def _shown(text: str) -> str:
     return shown(text, 80)
+
+
+#: Unicode categories a reader cannot see or tell apart: controls, format characters (zero-width
+#: spaces and joiners, bidirectional marks, the BOM, the soft hyphen), line and paragraph separators,
+#: spaces other than U+0020, surrogates (undecodable bytes of a file name), private and unassigned.
+_INVISIBLE = frozenset(("Cc", "Cf", "Zl", "Zp", "Zs", "Cs", "Co", "Cn"))
+_SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape_char(ch: str) -> str:
+    if ch in _SHORT:
+        return _SHORT[ch]
+    return f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08x}"
+
+
+def visible(text: str, ascii_only: bool = False) -> str:
+    """A name from someone else's file (a checkpoint's path, a tensor name) as a reader can tell it
+    apart: every control, format, line-separator, non-ASCII space, surrogate or unassigned character
+    written as an escape (``\\r``, ``\\u2028``, ``\\u200b``), and a backslash as ``\\\\`` when
+    anything is escaped (so an escape never reads like a name's own text). ``ascii_only``: every
+    non-ASCII character escaped too (what tells ``é`` from ``e`` + U+0301), and every backslash
+    doubled: two different texts never read the same with ``ascii_only``."""
+    def hidden(ch: str) -> bool:
+        return ch != " " and (unicodedata.category(ch) in _INVISIBLE or (ascii_only and ord(ch) > 126))
+
+    if not ascii_only and not any(hidden(ch) for ch in text):
+        return text
+    return "".join(_escape_char(ch) if hidden(ch) else "\\\\" if ch == "\\" else ch for ch in text)
+
+
+def nfc_twins(texts: Sequence[str]) -> list[list[int]]:
+    """Groups of positions (two or more) whose texts differ but read alike: equal after Unicode NFC
+    normalisation once invisible characters are shown (:func:`visible`)."""
+    groups: dict[str, list[int]] = {}
+    for i, text in enumerate(texts):
+        groups.setdefault(unicodedata.normalize("NFC", visible(text)), []).append(i)
+    return [g for g in groups.values() if len({texts[i] for i in g}) > 1]

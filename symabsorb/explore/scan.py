@@ -577,6 +577,21 @@ def _decide_pinned(task: ScanTask) -> dict[str, Any]:
     return out
 
 
+def _layer_error(err: Exception) -> str:
+    """Why one layer failed, citing only what exists: the layer's block is spec text generated in
+    memory (its errors are positioned in a ``scan.absorb`` no one wrote), so a spec error says what was
+    wrong with its expected value and hint, never that position; the record names the weights file
+    and the layer."""
+    from ..errors import SpecError
+
+    if isinstance(err, SpecError):
+        parts = [err.summary, *([f"expected {err.expected}"] if err.expected else []),
+                 *([f"hint: {err.hint}"] if err.hint else [])]
+        return "; ".join(p.splitlines()[0] for p in parts if p)
+    message = str(err).splitlines()[0] if str(err) else type(err).__name__
+    return re.sub(r"\S*scan\.absorb(?::\d+){0,2}:? ?", "", message) or type(err).__name__
+
+
 def scan_task(task: ScanTask) -> dict[str, Any]:
     head = {"id": task.id, "kind": "scan", "label": task.label, "file": task.file, "layer": task.prefix,
             "pattern": task.pattern, "activation": task.activation, "norm": task.norm}
@@ -585,8 +600,7 @@ def scan_task(task: ScanTask) -> dict[str, Any]:
     except BudgetExhausted:
         raise  # the command's budget (with --in-process) ends the scan, never one layer
     except Exception as err:  # a bad file is one failed layer, not a failed scan
-        message = str(err).splitlines()[0] if str(err) else type(err).__name__
-        return {**head, "status": "error", "verdict": "open", "error": message[:300], "cpu_s": 0.0}
+        return {**head, "status": "error", "verdict": "open", "error": _layer_error(err)[:300], "cpu_s": 0.0}
     if outcome.exceeded or outcome.value is None:
         return {**head, "status": "budget", "verdict": "open", "error": f"CPU budget of {task.budget:g} s exhausted",
                 "cpu_s": round(outcome.cpu_seconds, 3)}

@@ -11,6 +11,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any
 
+from ..untrusted import nfc_twins, visible
 from .escape import latex_text, markdown_text, terminal_text
 
 __all__ = ["LEGEND", "SCAN_FORMATS", "render_scan_table", "scan_rows", "scan_table"]
@@ -43,22 +44,31 @@ def scan_rows(records: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
     """One row of strings per layer: path, layer, activation, norm, d, m, verdict, decided by (a
     label), distance, dist/√d, CPU time, and an error or note when there is one."""
     rows = []
-    for r in records:
+    labels = [str(r.get("label", "")) for r in records]
+    # two labels that read alike (differing only in how a character is composed, Unicode NFC) are
+    # shown with every non-ASCII character escaped, and say so; invisible characters always are
+    twins = {i for group in nfc_twins(labels) for i in group}
+    for i, r in enumerate(records):
         dist = _distance(r)
         d = r.get("d")
         rel = dist / math.sqrt(d) if dist is not None and isinstance(d, int) and d > 0 else None
-        label = str(r.get("label", ""))
+        label = labels[i]
         layer = str(r.get("layer") or "(top level)")
         path = label[:-len(layer) - 1] if label.endswith(":" + layer) else label
         rid = r.get("decided_by")
-        rows.append({"path": path, "layer": layer, "activation": str(r.get("activation") or "?"),
+        notes = [visible(str(r.get("error") or r.get("norm_note") or ""))]
+        if i in twins:
+            notes.insert(0, "this label reads like another row's (equal after Unicode NFC normalisation): its "
+                         "non-ASCII characters are shown escaped")
+        rows.append({"path": visible(path, i in twins), "layer": visible(layer, i in twins),
+                     "activation": str(r.get("activation") or "?"),
                      "norm": str(r.get("norm") or "?"), "d": str(r.get("d", "?")), "m": str(r.get("m", "?")),
                      "verdict": str(r.get("verdict", "open")),
                      "decided by": _result_label(str(rid)) if rid else "—",
                      "distance": "—" if dist is None else f"{dist:.4g}",
                      "dist/√d": "—" if rel is None else f"{rel:.3g}",
                      "cpu": f"{r['cpu_s']:.2f} s" if isinstance(r.get("cpu_s"), (int, float)) else "—",
-                     "note": str(r.get("error") or r.get("norm_note") or "")})
+                     "note": "; ".join(n for n in notes if n)})
     return rows
 
 
@@ -115,7 +125,7 @@ def scan_table(records: Sequence[dict[str, Any]], skipped: Sequence[tuple[str, s
             lines.append(f"    {row['note']}")
     if rows:
         lines += textwrap.wrap(LEGEND, max(width, 40), break_on_hyphens=False)
-    for path, why in skipped:
+    for path, why in _skipped(skipped):
         lines.append(f"skipped {path}: {why}")
     return terminal_text("\n".join(lines)) + "\n"
 
@@ -135,6 +145,20 @@ _TEX_LEGEND = ("Certified distance: the certified lower bound on $\\min_S \\|W_{
                "W_{\\mathrm{up}}[S,:] - T\\|_F$, $T$ the criterion's target for the layer as used (from its "
                "certificate, checked in exact arithmetic); dist/$\\sqrt{d}$: that bound divided by $\\sqrt{d}$; "
                "---: absorbable, or no certificate.\\par")
+
+
+def _skipped(skipped: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The skipped files and groups with their names and reasons readable (:func:`visible`); two paths
+    that read alike shown with their non-ASCII characters escaped."""
+    paths = [str(p) for p, _ in skipped]
+    twins = {i for group in nfc_twins(paths) for i in group}
+    return [(visible(p, i in twins), visible(str(why))) for i, (p, why) in enumerate(skipped)]
+
+
+def _tex(text: str) -> str:
+    """A cell for LaTeX: :func:`latex_text`, but a character it would print as ``?`` (any it has no
+    macro for) written as its ``\\uXXXX`` escape, so two names never print the same."""
+    return latex_text("".join(ch if ch == "?" or latex_text(ch) != "?" else visible(ch, True) for ch in text))
 
 
 def _csv_cell(text: str) -> str:
@@ -160,14 +184,14 @@ def render_scan_table(records: Sequence[dict[str, Any]], skipped: Sequence[tuple
         notes = [f"- {markdown_text(row['path'] + ':' + row['layer'])}: {markdown_text(row['note'])}"
                  for row in rows if row["note"]]
         out += ["", markdown_text(LEGEND)] + (["", *notes] if notes else [])
-        out += [f"- skipped {markdown_text(path)}: {markdown_text(why)}" for path, why in skipped]
+        out += [f"- skipped {markdown_text(path)}: {markdown_text(why)}" for path, why in _skipped(skipped)]
         return "\n".join(out) + "\n"
     if fmt == "tex":
         out = ["% symabsorb scan table: needs \\usepackage{booktabs}",
                "\\begin{tabular}{" + "l" * 6 + "l" + "r" * 3 + "}", "\\toprule", _TEX_HEADER + " \\\\", "\\midrule"]
-        out += [" & ".join(latex_text(c) for c in _file_cells(row)) + " \\\\" for row in rows]
+        out += [" & ".join(_tex(c) for c in _file_cells(row)) + " \\\\" for row in rows]
         out += ["\\bottomrule", "\\end{tabular}", "", _TEX_LEGEND]
-        out += [latex_text(f"{row['path']}:{row['layer']}: {row['note']}") + "\\par" for row in rows if row["note"]]
-        out += [latex_text(f"skipped {path}: {why}") + "\\par" for path, why in skipped]
+        out += [_tex(f"{row['path']}:{row['layer']}: {row['note']}") + "\\par" for row in rows if row["note"]]
+        out += [_tex(f"skipped {path}: {why}") + "\\par" for path, why in _skipped(skipped)]
         return "\n".join(out) + "\n"
     raise ValueError(f"unknown scan table format {fmt!r}")
