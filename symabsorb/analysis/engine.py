@@ -18,6 +18,7 @@ from .at_zero import AtZeroFact, at_zero_fact
 from .budget import DEFAULT_BUDGET, BudgetExhausted, Timeout, fact_budget, time_budget
 from .continuity import ContinuityFact, continuity_fact
 from .facts import Evidence, Stage, Step, label, proved, refuted, unknown
+from .fold import fold_constants
 from .gate import GateFact, gate_fact
 from .growth import GrowthFact, growth_fact
 from .homogeneity import HomogeneityFact, homogeneity_fact
@@ -146,7 +147,8 @@ def _unknown_facts(reason: str, gated: bool, order: int) -> tuple[
 def analyze(act: AnyActivation, order: int = DEFAULT_ORDER, budget: float | None = DEFAULT_BUDGET) -> ActivationFacts:
     """Every fact about ``act``; for a gated unit the facts are about its gate."""
     gated = isinstance(act, GatedActivation)
-    expr = act.gate.expr if isinstance(act, GatedActivation) else act.expr
+    # the facts' entry (the prover's is theory.prover.derive): constants proved rational are numbers
+    expr = fold_constants(act.gate.expr if isinstance(act, GatedActivation) else act.expr)
     parts = analyze_expr(expr, gated, order, budget)
     return ActivationFacts(act.name, expr, gated, *parts)
 

@@ -16,6 +16,7 @@ import sympy as sp
 from ..analysis.budget import DEFAULT_BUDGET
 from ..analysis.engine import analyze
 from ..analysis.facts import Evidence
+from ..analysis.fold import fold_target
 from ..model.activation import Activation, AnyActivation, GatedActivation
 from ..model.block import M_WIDTH, Block, D, Question, Skip, Stack
 from ..model.domain import NonReal, nonreal_stretches
@@ -294,6 +295,7 @@ def prove(target: Block | Stack, query: str = "", library: Library | None = None
 def derive(target: Block | Stack, query: str = "", library: Library | None = None,
            budget: float | None = DEFAULT_BUDGET) -> Proof:
     """:func:`prove`, with the deciding attempt and the block it was checked on (:class:`Proof`)."""
+    target = fold_target(target)  # constants proved rational (hidden zeros) are numbers before any check reads σ
     library = library or default_library()
     if isinstance(target, Stack) and target.uniform and target.repeat == 1:
         return derive(target.blocks[0], query, library, budget)
