@@ -40,7 +40,7 @@ MAX_DECISIONS = 24
 #: Working precision (bits) of the enclosure that screens a candidate.
 _SCREEN_BITS = 256
 #: Largest denominator of a candidate rational.
-_MAX_DENOMINATOR = 10**9
+_MAX_DENOMINATOR = 10**12
 
 _UNDEFINED = (sp.nan, sp.zoo, sp.oo, -sp.oo)
 _CACHE: dict[sp.Basic, sp.Basic] = {}
@@ -67,6 +67,12 @@ class _Folder:
     def _rational(self, c: sp.Expr) -> sp.Rational | None:
         if _plain_constant(c) or c.has(sp.Float, sp.I, *_UNDEFINED):
             return None
+        if isinstance(c, (sp.Add, sp.Mul)):
+            # 1.0507… + h (a long rational written plus a hidden zero): the rational part as it is
+            r, rest = c.as_coeff_Add() if isinstance(c, sp.Add) else c.as_coeff_Mul()
+            if r.is_Rational and r != (0 if isinstance(c, sp.Add) else 1):
+                q = self.rational(rest)
+                return None if q is None else (r + q if isinstance(c, sp.Add) else r * q)
         q = _candidate(c)
         if q is None:
             return None
