@@ -441,7 +441,7 @@ import tempfile
 from safetensors.numpy import save_file
 from symabsorb.model import resolve_text
 from symabsorb.theory.library import default_library
-from symabsorb.weights.concrete import decide_file
+from symabsorb.answer import Session
 d, m = 1600, 6400
 rng = np.random.default_rng(0)
 up = (rng.standard_normal((m, d)) / np.sqrt(d)).astype(np.float32)
@@ -459,10 +459,10 @@ with tempfile.TemporaryDirectory() as tmp:
                "l.proj.bias": np.zeros(4, dtype=np.float32), "l.ln.weight": np.ones(4, dtype=np.float32)},
               str(Path(tmp) / "small.safetensors"))
     small = resolve_text(text.replace("big.safetensors", "small.safetensors"), str(Path(tmp) / "s.absorb")).blocks[0]
-    decide_file(small, Path(tmp), default_library())
+    Session(default_library()).decide_file(small, tmp)
     gc.collect(); open("/proc/self/clear_refs", "w").write("5"); base = vm("VmRSS")
     t = cpu_now()
-    decision = decide_file(block, Path(tmp), default_library())
+    decision = Session(default_library()).decide_file(block, tmp)
     ours = cpu_now() - t
     mem = (vm("VmHWM") - base) / (8 * m * m)
     cert = decision.certificate

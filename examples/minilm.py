@@ -51,16 +51,16 @@ def bare_rows(folder: Path) -> list[dict[str, object]]:
                      'up: "intermediate.dense.weight" down: "output.dense.weight" }\n' for i in range(6))
     queries = "".join(f"absorb layer{i}\n" for i in range(6))
     spec_path = folder / "bare.absorb"  # never written: the spec is text, its path only locates the weights
+    from symabsorb.answer import Session
     from symabsorb.budget import Budget, installed
     from symabsorb.model import resolve_text
-    from symabsorb.theory.library import default_library
-    from symabsorb.weights.concrete import decide_file
 
+    session = Session(symabsorb.library(), base_dir=str(folder))
     with installed(Budget(allow_outside=True)):
         resolved = resolve_text(blocks + queries, str(spec_path))
         out = []
         for block in resolved.blocks:
-            decision = decide_file(block, folder, default_library())
+            decision = session.decide_file(block)
             cert = decision.certificate
             out.append({"layer": block.name, "verdict": decision.derivation.verdict.value,
                         "decided_by": decision.derivation.decided_by,

@@ -28,15 +28,17 @@ if TYPE_CHECKING:
     import sympy as sp
 
     from .analysis.engine import ActivationFacts
+    from .answer import Session
+    from .answer.types import QueryAnswer
+    from .answer.types import Report as ReportData
     from .model.activation import AnyActivation
     from .model.block import Block, ResolvedSpec, Stack
-    from .report.model import QueryAnswer
-    from .report.model import Report as ReportData
     from .theory.derivation import Derivation, Witness
     from .theory.library import Library
 
-__all__ = ["Catalog", "Exploration", "Report", "Result", "Scan", "Spec", "Verification", "absorb", "catalog", "classify",
-           "decide", "executor", "explore", "facts", "library", "load", "prove", "scan", "select", "verify"]
+__all__ = ["Catalog", "Exploration", "Report", "Result", "Scan", "Spec", "Verification", "WidthWitness", "absorb",
+           "absorb_width", "catalog", "classify", "decide", "executor", "explore", "facts", "library", "load", "prove",
+           "scan", "select", "verify"]
 
 DEFAULT_BUDGET = 5.0
 PathLike = str | os.PathLike[str]
@@ -491,12 +493,11 @@ def classify(expr: str | AnyActivation | sp.Expr, gated: bool = False, *, budget
     ``"swiglu"``) or a parametrised one (``"leaky(alpha = 1/5)"``). ``gated``: ``expr`` is the gate
     ``g`` of ``g(W_gate x) ⊙ (W_up x)``. ``budget``: seconds per fact.
     """
-    from .report.model import QueryAnswer
-    from .theory.prover import classify as _classify
+    from .answer import QueryAnswer, Session
 
     library_ = _lib(lib, theorems)
     act = _activation(expr, gated)
-    d = _classify(act, library_, _check_budget(budget))
+    d = Session(library_, _check_budget(budget)).classify(act)
     text = expr if isinstance(expr, str) else act.name
     return Result(QueryAnswer(f"classify {text}" + (" (gated)" if gated else ""), "classify", derivation=d,
                               activation=act), library_)
@@ -507,9 +508,8 @@ def facts(expr: str | AnyActivation, gated: bool = False, *, order: int = 8,
     """Every fact about one activation (parity, value and derivatives at 0, Taylor series to
     ``order``, homogeneity, growth, polynomiality, gate symmetry), each with its evidence."""
     from .analysis.engine import analyze
+    from .answer.types import QueryAnswer
     from .errors import ArgumentError, check_type, describe_argument
-    from .report.model import QueryAnswer
-    from .theory.library import default_library
 
     act = _activation(expr, gated)
     check_type("order", order, int, "a Taylor order (an int from 1 to 40)")
@@ -517,7 +517,7 @@ def facts(expr: str | AnyActivation, gated: bool = False, *, order: int = 8,
         raise ArgumentError(f"{describe_argument('order', order)}: expected a Taylor order from 1 to 40")
     f = analyze(act, order=order, budget=_check_budget(budget))
     text = expr if isinstance(expr, str) else act.name
-    return Result(QueryAnswer(f"facts {text}", "facts", facts=f, activation=act, order=order), default_library())
+    return Result(QueryAnswer(f"facts {text}", "facts", facts=f, activation=act, order=order), library())
 
 
 def _spec(spec: Spec | PathLike) -> Spec:
@@ -546,8 +546,7 @@ def _check_near(near: object) -> float | None:
     return float(near)
 
 
-def _with_near(answer_: QueryAnswer, target: object, library_: Library, near: float | None,
-               base_dir: str) -> QueryAnswer:
+def _with_near(answer_: QueryAnswer, target: object, session: Session, near: float | None) -> QueryAnswer:
     """``answer_`` with the ``near`` step (:mod:`symabsorb.weights.near`) when it applies; the verdict unchanged."""
     from dataclasses import replace
 
@@ -555,9 +554,7 @@ def _with_near(answer_: QueryAnswer, target: object, library_: Library, near: fl
 
     if near is None or answer_.kind != "absorb" or answer_.derivation is None or not isinstance(target, Block):
         return answer_
-    from .weights.near import near_derivation
-
-    return replace(answer_, derivation=near_derivation(target, answer_.derivation, library_, near, base_dir))
+    return replace(answer_, derivation=session.near(target, answer_.derivation, near))
 
 
 def prove(spec: Spec | PathLike, *, budget: float | None = DEFAULT_BUDGET, theorems: Sequence[PathLike] = (),
@@ -569,16 +566,16 @@ def prove(spec: Spec | PathLike, *, budget: float | None = DEFAULT_BUDGET, theor
     distance), with the certified distance and the flip witness's measured error; verdicts unchanged."""
     from dataclasses import replace
 
-    from .answer import build_report
+    from .answer import Session
 
     s = _spec(spec) if keyword is None else select(spec, keyword)
     _check_progress(progress)
     eps = _check_near(near)
-    library_ = _lib(lib, theorems)
-    data = build_report(s.resolved, s.text, library_, _check_budget(budget), progress)
+    session = Session(_lib(lib, theorems), _check_budget(budget))
+    data = session.report(s.resolved, s.text, progress)
     if eps is not None:
-        base_dir = os.path.dirname(s.resolved.path) or "."
-        data = replace(data, answers=tuple(_with_near(a, q.target, library_, eps, base_dir)
+        at = session.with_(base_dir=os.path.dirname(s.resolved.path) or ".")
+        data = replace(data, answers=tuple(_with_near(a, q.target, at, eps)
                                            for q, a in zip(s.resolved.queries, data.answers, strict=True)))
     return Report(data)
 
@@ -602,18 +599,70 @@ def absorb(spec: Spec | PathLike, name: str, *, budget: float | None = DEFAULT_B
     """Decide one block or stack of ``spec``, with its weights when it has any; ``result.witness``
     holds the residual-free weights when they exist (``result.write_witness(path)`` saves them).
     ``near = EPS``: as for :func:`prove`."""
-    from .answer import AnswerContext, answer
+    from .answer import Session
+    from .model.block import SpecQuery
 
     eps = _check_near(near)
     s = _spec(spec)
     target = _target(s, name)
-    library_ = _lib(lib, theorems)
-    base_dir = os.path.dirname(s.path) if s.path not in ("<string>", "<stdin>") else "."
-    from .model.block import SpecQuery
+    session = Session(_lib(lib, theorems), _check_budget(budget), _spec_dir(s))
+    a = session.answer(SpecQuery("absorb", target, None, f"absorb {name}"))
+    return Result(_with_near(a, target, session, eps), session.library)
 
-    a: QueryAnswer = answer(SpecQuery("absorb", target, None, f"absorb {name}"), library_,
-                            AnswerContext(base_dir or ".", _check_budget(budget)))
-    return Result(_with_near(a, target, library_, eps, base_dir or "."), library_)
+
+@dataclass(frozen=True)
+class WidthWitness:
+    """Residual-free weights of a chosen width for one block (``absorb NAME --width W``): ``witness``
+    (None when there is none, with ``reason``), the width asked for and the block's name."""
+
+    name: str
+    width: int
+    witness: Witness | None
+    reason: str
+
+    @property
+    def ok(self) -> bool:
+        return self.witness is not None
+
+    def write_witness(self, path: PathLike) -> Path:
+        """Write the residual-free weights to ``path`` (``.safetensors`` or ``.npz``; needs numpy)."""
+        from .errors import ArgumentError
+        from .weights.export import write_witness
+
+        target = _check_path("path", path)
+        if self.witness is None:
+            raise ArgumentError(f"no witness of width {self.width} for `{self.name}`: {self.reason}")
+        write_witness(target, self.witness)
+        return target
+
+    def __repr__(self) -> str:
+        shown = f"a residual-free block of {self.reason}" if self.ok else f"no witness: {self.reason}"
+        return f"<WidthWitness {self.name!r} at width {self.width}: {shown}>"
+
+
+def absorb_width(spec: Spec | PathLike, name: str, width: int, *, budget: float | None = DEFAULT_BUDGET,
+                 theorems: Sequence[PathLike] = (), lib: Library | None = None) -> WidthWitness:
+    """Residual-free weights of width ``width`` equal to block ``name`` of ``spec``, from the ``width``
+    query's upper bound (its witness padded with units that contribute 0), or none with the reason."""
+    from .answer import Session
+    from .errors import ArgumentError, check_type, describe_argument
+    from .model.block import Block
+
+    s = _spec(spec)
+    target = _target(s, name)
+    if not isinstance(target, Block):
+        raise ArgumentError(f"`{name}` is a stack: a width applies to a block")
+    check_type("width", width, int, "a positive width (int)")
+    if isinstance(width, bool) or width < 1:
+        raise ArgumentError(f"{describe_argument('width', width)}: expected a positive width")
+    session = Session(_lib(lib, theorems), _check_budget(budget), _spec_dir(s))
+    witness, why = session.width_witness(target, width)
+    return WidthWitness(name, width, witness, why)
+
+
+def _spec_dir(s: Spec) -> str:
+    """The directory a spec's weight files are read from (the current one for spec text)."""
+    return (os.path.dirname(s.path) if s.path not in ("<string>", "<stdin>") else ".") or "."
 
 
 def decide(activation: str | AnyActivation, w_up: Any = None, w_down: Any = None, *, w_gate: Any = None,
@@ -631,7 +680,7 @@ def decide(activation: str | AnyActivation, w_up: Any = None, w_down: Any = None
     """
     import sympy as sp
 
-    from .answer import AnswerContext, answer
+    from .answer import Session
     from .dsl.syntax import WeightsDecl
     from .errors import ArgumentError, check_type, describe_argument
     from .model.activation import GatedActivation
@@ -655,8 +704,7 @@ def decide(activation: str | AnyActivation, w_up: Any = None, w_down: Any = None
     def run(b: Block, base_dir: str | None) -> Result:
         from .model.block import SpecQuery
 
-        a: QueryAnswer = answer(SpecQuery("absorb", b, None, f"decide {label}"), library_,
-                                AnswerContext(base_dir, budget))
+        a = Session(library_, budget, base_dir).answer(SpecQuery("absorb", b, None, f"decide {label}"))
         return Result(a, library_)
 
     if file is not None:
@@ -864,16 +912,16 @@ class Catalog(_Renderable):
 def catalog(*, budget: float | None = DEFAULT_BUDGET, theorems: Sequence[PathLike] = (),
             lib: Library | None = None) -> Catalog:
     """Classify every built-in activation (``symabsorb catalog``). ``budget``: seconds per fact."""
+    from .answer import Session
     from .model.catalog import CATALOG
     from .model.resolve import activation_from_text
-    from .theory.prover import SIZES_NOTE as _SIZES_NOTE
-    from .theory.prover import classify as _classify
+    from .theory.proof import SIZES_NOTE as _SIZES_NOTE
 
     library_ = _lib(lib, theorems)
-    seconds = _check_budget(budget)
+    session = Session(library_, _check_budget(budget))
     rows = []
     for name, entry in CATALOG.items():
-        d = _classify(activation_from_text(name, gated=False), library_, seconds)
+        d = session.classify(activation_from_text(name, gated=False))
         r = library_.results.get(d.decided_by) if d.decided_by else None
         rows.append({"activation": name, "gated": entry.gated, "verdict": d.verdict.value, "scope": str(d.scope),
                      "sufficient": d.sufficient, "necessary": d.necessary,
@@ -912,15 +960,18 @@ class Verification(_Renderable):
         return f"<Verification {str(self.report)!r}: {len(self.checks)} checked, {self.failed} failed>"
 
 
-def verify(report: PathLike, *, weights_dir: PathLike | None = None, blas: bool = False) -> Verification:
+def verify(report: PathLike, *, weights_dir: PathLike | None = None, blas: bool = False,
+           theorems: Sequence[PathLike] = (), lib: Library | None = None) -> Verification:
     """Re-check every certificate of ``report`` (a JSON report of :func:`prove`) exactly against the
-    weight files and witnesses (in ``weights_dir``, default: the report's own directory). ``ok``: something
-    was checked and every check held (the command line exits 1 otherwise)."""
-    from .weights.verify import verify_report
+    weight files and witnesses (in ``weights_dir``, default: the report's own directory), every
+    question re-derived with the library (the built-in one plus ``theorems``, as :func:`prove` was given).
+    ``ok``: something was checked and every check held (the command line exits 1 otherwise)."""
+    from .answer import Session
+    from .answer.verify import verify_report
 
     path = _check_path("report", report)
     directory = _check_path("weights_dir", weights_dir) if weights_dir is not None else None
-    outcome = verify_report(path, directory, _check_flag("blas", blas))
+    outcome = verify_report(path, Session(_lib(lib, theorems)), directory, _check_flag("blas", blas))
     return Verification(path, tuple(outcome), int(getattr(outcome, "unchecked", 0)))
 
 

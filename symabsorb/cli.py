@@ -80,7 +80,7 @@ def _shown_path(path: Path) -> str:
 
 
 def _library(args: argparse.Namespace) -> Any:
-    from .theory.library import default_library, library_with
+    from . import api
 
     dirs = [Path(d) for d in (getattr(args, "theorems", None) or [])]
     for d in dirs:
@@ -89,7 +89,7 @@ def _library(args: argparse.Namespace) -> Any:
         if not any(p.name.endswith(".toml") for p in d.iterdir()):
             print(f"warning: --theorems `{_shown_path(d)}` holds no .toml result file: only the built-in "
                   "library is used", file=sys.stderr)
-    return library_with(dirs) if dirs else default_library()
+    return api.library(dirs)
 
 
 def _stdin_text(limit: int) -> str:
@@ -775,33 +775,24 @@ def cmd_absorb(args: argparse.Namespace) -> int:
 
 def _absorb_at_width(args: argparse.Namespace, s: Any, spec: Any) -> int:
     """``absorb --width W``: the residual-free block of width W from the `width` query's upper bound."""
-    import os
+    from .api import absorb_width
 
-    from .api import _target
-    from .model.block import Block
-    from .weights.concrete import decide
-    from .weights.export import write_witness
-    from .weights.width import width_witness
-
-    target = _target(s, args.block)
-    if not isinstance(target, Block):
-        raise UsageError("--width applies to a block, not a stack")
     if args.width < 1:
         raise UsageError(f"--width {args.width}: expected a positive width")
-    library = _library(args)
-    base_dir = (os.path.dirname(s.path) if s.path not in ("<string>", "<stdin>") else ".") or "."
-    base = decide(target, library, base_dir, f"absorb {target.name}", args.budget)
-    witness, why = width_witness(target, base, args.width, args.budget, library, base_dir)
-    if witness is None:
-        print(f"no witness of width {args.width} for `{args.block}`: {why}")
+    found = absorb_width(s, args.block, args.width, budget=args.budget, lib=_library(args))
+    if found.witness is None:
+        print(f"no witness of width {args.width} for `{args.block}`: {found.reason}")
         return EXIT_NEGATIVE
-    print(f"`{args.block}`: a residual-free block of {why}; {witness.verified}")
+    print(f"`{args.block}`: a residual-free block of {found.reason}; {found.witness.verified}")
     if args.output:
         from .paths import write_output
 
-        write_output(Path(args.output), lambda tmp: write_witness(tmp, witness), protect=_inputs(args.spec, spec))
+        def write(tmp: Path) -> None:
+            found.write_witness(tmp)
+
+        write_output(Path(args.output), write, protect=_inputs(args.spec, spec))
         print(f"wrote the residual-free weights to {args.output}")
-        _rounding_note(witness)
+        _rounding_note(found.witness)
     return EXIT_OK
 
 

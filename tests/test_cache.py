@@ -116,9 +116,10 @@ def test_large_witness_matrices_are_not_repeated_in_json() -> None:
     from conftest import require_module
 
     np = require_module("numpy", "weights")
+    from answering import classify
+
     from symabsorb.model import activation_from_text
     from symabsorb.theory.derivation import Witness
-    from symabsorb.theory.prover import classify
     from symabsorb.theory.serialize import WITNESS_JSON_ENTRIES, derivation_to_dict
 
     d = classify(activation_from_text("relu"))

@@ -7,6 +7,7 @@ import pickle
 
 import pytest
 import sympy as sp
+from answering import classify
 
 from symabsorb.analysis import cache
 from symabsorb.analysis.identity import exact_sign, proved_nonzero
@@ -16,7 +17,6 @@ from symabsorb.dsl.parser import parse_text
 from symabsorb.model import Z, resolve_text
 from symabsorb.model.activation import ParameterSymbol, domain_of
 from symabsorb.theory.derivation import Verdict
-from symabsorb.theory.prover import classify
 
 
 def _param(spec_text: str, index: int = 0) -> sp.Symbol:

@@ -10,13 +10,12 @@ from fractions import Fraction
 
 import pytest
 import sympy as sp
+from answering import decide, prove
 
 from symabsorb.model import resolve_text
 from symabsorb.theory.derivation import Scope, Verdict
 from symabsorb.theory.hyp_deep import d_free, d_res, shortcut_d_free
 from symabsorb.theory.library import default_library
-from symabsorb.theory.prover import prove
-from symabsorb.weights.concrete import decide
 from symabsorb.weights.deep import (
     Layer,
     _eye,
@@ -370,7 +369,8 @@ absorb ni
 def _report(tmp_path):  # type: ignore[no-untyped-def]
     import json
 
-    from symabsorb.answer import build_report
+    from answering import build_report
+
     from symabsorb.model import resolve_text
     from symabsorb.report.jsonout import render_json
 
@@ -387,8 +387,9 @@ def test_json_validates_and_verify_rechecks_every_deep_witness_and_certificate(t
 
     jsonschema = pytest.importorskip("jsonschema")
     pytest.importorskip("flint", reason="python-flint (rank modulo a prime)")
+    from answering import verify_report
+
     from symabsorb.report.jsonout import schema
-    from symabsorb.weights.verify import verify_report
 
     path, data = _report(tmp_path)
     jsonschema.validate(data, schema())
@@ -415,9 +416,9 @@ def test_json_validates_and_verify_rechecks_every_deep_witness_and_certificate(t
 
 
 def test_the_depth_example_shows_each_case() -> None:
+    from answering import build_report
     from conftest import EXAMPLES
 
-    from symabsorb.answer import build_report
     from symabsorb.model import load_spec
 
     path = EXAMPLES / "depth.absorb"

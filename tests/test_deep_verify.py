@@ -54,7 +54,8 @@ absorb flips
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
-    from symabsorb.answer import build_report
+    from answering import build_report
+
     from symabsorb.model import resolve_text
     from symabsorb.report.jsonout import render_json
 
@@ -67,7 +68,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, An
 
 
 def _verify(report: tuple[Path, dict[str, Any]], edit: Callable[[dict[str, dict[str, Any]]], None]) -> dict[str, Any]:
-    from symabsorb.weights.verify import verify_report
+    from answering import verify_report
 
     path, data = report
     bad = json.loads(json.dumps(data))
@@ -141,9 +142,10 @@ def test_fold_and_slopes_refuse_a_sigma_that_is_not_relu(tmp_path: Path, rid: st
     """A user's copy of Theorem FA / 1D without the ReLU hypothesis: the procedure itself refuses leaky ReLU."""
     import tomllib
 
+    from answering import decide
+
     from symabsorb.model import resolve_text
     from symabsorb.theory.library import library_with
-    from symabsorb.weights.concrete import decide
 
     src = Path(__file__).parent.parent / "symabsorb" / "theorems" / f"{rid}.toml"
     text = src.read_text(encoding="utf-8")
@@ -181,9 +183,10 @@ stack wflips = [f1, g6]
 
 
 def test_a_repeated_stack_has_one_witness_layer_per_block(tmp_path: Path) -> None:
+    from answering import decide
+
     from symabsorb.model import resolve_text
     from symabsorb.theory.library import default_library
-    from symabsorb.weights.concrete import decide
     from symabsorb.weights.export import witness_arrays
 
     stack = next(s for s in resolve_text(REPEAT, str(tmp_path / "r.absorb")).stacks if s.name == "f1x3")
@@ -193,9 +196,10 @@ def test_a_repeated_stack_has_one_witness_layer_per_block(tmp_path: Path) -> Non
 
 
 def test_a_composed_witness_does_not_show_the_stack_results_condition(tmp_path: Path) -> None:
+    from answering import decide
+
     from symabsorb.model import resolve_text
     from symabsorb.theory.library import default_library
-    from symabsorb.weights.concrete import decide
 
     stack = next(s for s in resolve_text(REPEAT, str(tmp_path / "r.absorb")).stacks if s.name == "wflips")
     d = decide(stack, default_library())  # a widening profile (Theorem FA's), absorbed by composing flips
@@ -216,10 +220,10 @@ def test_the_fd_text_says_which_points_were_used() -> None:
 def test_a_composed_theorem_d_witness_verifies(tmp_path: Path) -> None:
     """A block absorbed by Theorem D (collinear units, not a flip) inside a composed witness: re-checked as a
     function, exactly (it was refused as 'not an index-set condition')."""
-    from symabsorb.answer import build_report
+    from answering import build_report, verify_report
+
     from symabsorb.model import resolve_text
     from symabsorb.report.jsonout import render_json
-    from symabsorb.weights.verify import verify_report
 
     spec = ("block t1 { activation: relu dim: 2 width: 4 W_up: [[1, 0], [2, 0], [0, 1], [0, -1]] "
             "W_down: [[-1, 0, 0, 0], [0, 0, -1, 0]] }\nstack td = t1 ^ 2\nabsorb td\n")

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 import sympy as sp
+from answering import decide
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -26,7 +27,6 @@ from symabsorb.model import activation_from_text
 from symabsorb.model.block import Block, Skip
 from symabsorb.theory.derivation import Verdict, Witness
 from symabsorb.theory.library import default_library
-from symabsorb.weights.concrete import decide
 from symabsorb.weights.degenerate import atoms_of, construct, decide_width, minimal_width, same_function
 from symabsorb.weights.search import exact_search
 from symabsorb.weights.witness import check_witness
@@ -335,7 +335,7 @@ def test_theorem_d_agrees_with_the_index_set_decision_on_n1(d: int, m: int, plan
 
 
 def test_width_query_gives_theorem_d_exact_width() -> None:
-    from symabsorb.weights.width import width_derivation, width_witness
+    from answering import width_derivation, width_witness
 
     block = _block("relu", [[3, 3], [-3, -3]], [[1, 2], [3, 4]])
     base = _decided(block)
@@ -351,7 +351,7 @@ def test_width_query_gives_theorem_d_exact_width() -> None:
 
 
 def test_width_of_softplus_constant_block() -> None:
-    from symabsorb.weights.width import width_derivation
+    from answering import width_derivation
 
     block = _block("softplus", [[0]], [[1]], Skip("scaled", sp.Integer(1)))
     w = width_derivation(block, _decided(block), "width")

@@ -16,11 +16,10 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
+from answering import decide, width_witness
 
 import symabsorb
 from symabsorb.theory.library import default_library
-from symabsorb.weights.concrete import decide
-from symabsorb.weights.width import width_witness
 
 F = Fraction
 

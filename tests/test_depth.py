@@ -9,11 +9,11 @@ import random
 
 import pytest
 import sympy as sp
+from answering import prove
 
 from symabsorb.model import resolve_text
 from symabsorb.theory.derivation import HypStatus, Verdict
 from symabsorb.theory.hyp_depth import certify_h
-from symabsorb.theory.prover import prove
 
 SPEC = """
 activation leaky(z) = max(z, z/2)

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import pytest
 import sympy as sp
+from answering import classify
 
 from symabsorb.analysis.symmetry import symmetry_fact
 from symabsorb.errors import SpecError
 from symabsorb.model import Z, activation_from_text, resolve_text
 from symabsorb.model.domain import nonreal_stretches
 from symabsorb.theory.derivation import Verdict
-from symabsorb.theory.prover import classify
 
 
 def _verdict(text: str, gated: bool = False) -> tuple[Verdict, str | None, str]:
@@ -181,8 +181,9 @@ block sp { activation: spg dim: 2 width: 2 W_gate: [[1, 0], [0, 1]] W_up: [[1, 0
 
 
 def test_cor_g1_and_g2_on_inline_weights() -> None:
+    from answering import decide
+
     from symabsorb.theory.library import default_library
-    from symabsorb.weights.concrete import decide
 
     blocks = {b.name: b for b in resolve_text(GATED).blocks}
 
@@ -257,8 +258,9 @@ block sqno { activation: zabs dim: 2 width: 2 W_up: [[1, 0], [0, 1]] W_down: [[-
 
 
 def _rpos(name: str):  # type: ignore[no-untyped-def]
+    from answering import decide
+
     from symabsorb.theory.library import default_library
-    from symabsorb.weights.concrete import decide
 
     block = {b.name: b for b in resolve_text(RPOS).blocks}[name]
     return decide(block, default_library())

@@ -9,12 +9,12 @@ import random
 
 import pytest
 import sympy as sp
+from answering import classify
 
 from symabsorb.analysis.euler import euler_form, euler_sym
 from symabsorb.analysis.symmetry import MU_NEG, MU_POS, symmetry_fact
 from symabsorb.model import Z, activation_from_text, resolve_text
 from symabsorb.theory.derivation import Verdict
-from symabsorb.theory.prover import classify
 
 TLOG = "if z >= 0 and z <= 0 then 0 else z*log(abs(z))"
 ZTLOG = "if z >= 0 and z <= 0 then 0 else z + z*log(abs(z))"
@@ -150,8 +150,9 @@ block degen { activation: tl dim: 2 width: 2 W_up: [[1, 0], [2, 0]] W_down: [[1,
 
 
 def _decide(name: str):  # type: ignore[no-untyped-def]
+    from answering import decide
+
     from symabsorb.theory.library import default_library
-    from symabsorb.weights.concrete import decide
 
     block = {b.name: b for b in resolve_text(SPEC).blocks}[name]
     return decide(block, default_library())

@@ -165,8 +165,8 @@ def test_a_certificate_cannot_make_verify_allocate(two_blocks: tuple[Path, dict[
 
 def test_the_budget_is_not_swallowed_per_query(two_blocks: tuple[Path, dict[str, Any]],
                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from symabsorb.answer import verify
     from symabsorb.budget import BudgetExhausted
-    from symabsorb.weights import verify
 
     def spent(*args: object) -> str:
         raise BudgetExhausted("the command's budget of 5 CPU seconds is spent")

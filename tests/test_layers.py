@@ -1,4 +1,4 @@
-"""Imports run one way: dsl -> model -> analysis -> theory -> weights -> explore -> report -> answer -> api -> cli;
+"""Imports run one way: dsl -> model -> analysis -> theory -> weights -> answer -> explore -> report -> api -> cli;
 report/ only renders (it imports neither the prover nor the concrete-weight decisions)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 import symabsorb
 
 # api: the facade beside cli
-LAYERS = ["dsl", "model", "analysis", "theory", "weights", "explore", "report", "answer", "api", "cli"]
+LAYERS = ["dsl", "model", "analysis", "theory", "weights", "answer", "explore", "report", "api", "cli"]
 PACKAGE = Path(symabsorb.__file__).parent
 
 
@@ -40,7 +40,7 @@ def _imports(path: Path) -> list[tuple[int, str]]:
 #: What report/ may read from the layers that decide: data types and their serialisation only.
 _RENDER_ONLY = ("symabsorb.theory.prover", "symabsorb.weights.width", "symabsorb.weights.widththm", "symabsorb.weights.concrete",
                 "symabsorb.weights.decide", "symabsorb.weights.filedecide", "symabsorb.weights.search",
-                "symabsorb.answer")
+                "symabsorb.answer.session")
 
 
 def test_report_only_renders() -> None:
@@ -70,4 +70,36 @@ def test_imports_point_to_earlier_layers() -> None:
                 layer = _layer(target)
                 if layer is not None and layer > own:
                     bad.append(f"{rel}:{node.lineno} imports {target}")
+    assert bad == []
+
+
+#: The one door (issue 27): only the answer layer reaches the prover and the procedures that refine a
+#: proof for concrete weights; every other module asks a ``Session``.
+_DOOR = ("symabsorb.theory.prover", "symabsorb.weights.concrete")
+
+
+def test_only_the_answer_layer_imports_the_prover_and_the_procedures() -> None:
+    bad = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE)
+        if rel.parts[0] == "answer" or str(rel) in ("theory/prover.py", "weights/concrete.py"):
+            continue
+        bad += [f"{rel}:{line} imports {target}" for line, target in _imports(path) if target.startswith(_DOOR)]
+    assert bad == []
+
+
+def _calls(path: Path, name: str) -> list[int]:
+    return [node.lineno for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.Call) and (getattr(node.func, "id", None) == name
+                                               or getattr(node.func, "attr", None) == name)]
+
+
+def test_no_default_library_below_the_api() -> None:
+    """The library in force comes from the session (``--theorems`` reaches every command); only the API,
+    the CLI, and the library module that defines the built-in library name it. Two renderers still
+    read the built-in labels of a stored record's result ids (a scan's or an explore run's records
+    carry ids, not labels): a user result there shows as its id."""
+    allowed = {"api.py", "cli.py", "theory/library.py", "report/scantable.py", "report/atlas.py"}
+    bad = [f"{path.relative_to(PACKAGE)}:{line}" for path in sorted(PACKAGE.rglob("*.py"))
+           if str(path.relative_to(PACKAGE)) not in allowed for line in _calls(path, "default_library")]
     assert bad == []

@@ -10,12 +10,12 @@ import math
 import random
 
 import pytest
+from answering import prove
 
 from symabsorb.dsl.errors import SpecError
 from symabsorb.model import resolve_text
 from symabsorb.theory.derivation import Verdict
 from symabsorb.theory.library import default_library
-from symabsorb.theory.prover import prove
 
 
 def _prove(text: str, name: str = "b"):  # type: ignore[no-untyped-def]

@@ -7,12 +7,12 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from answering import decide
 
 from symabsorb.dsl.errors import SpecError
 from symabsorb.model import resolve_text
 from symabsorb.theory.derivation import Verdict
 from symabsorb.theory.library import default_library
-from symabsorb.weights.concrete import decide
 
 LEAKY = "activation leaky(z) = max(z, z/10)\n"
 

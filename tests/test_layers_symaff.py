@@ -12,12 +12,12 @@ import math
 
 import pytest
 import sympy as sp
+from answering import prove
 
 from symabsorb.analysis.symaff import affine_symmetry
 from symabsorb.analysis.tropical import asymptote_at_infinity
 from symabsorb.model import resolve_text
 from symabsorb.theory.derivation import Verdict
-from symabsorb.theory.prover import prove
 
 DECLS = '''activation shifted_relu(z) = max(0, z - 1)
 activation shifted_gelu(z) = gelu(z - 1)

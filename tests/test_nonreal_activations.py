@@ -8,6 +8,7 @@ import sys
 
 import pytest
 import sympy as sp
+from answering import classify
 
 from symabsorb.analysis.engine import analyze_expr
 from symabsorb.analysis.facts import Status
@@ -17,7 +18,6 @@ from symabsorb.errors import SpecError
 from symabsorb.model import Z, activation_from_text
 from symabsorb.model.domain import nonreal_stretches
 from symabsorb.theory.derivation import Verdict
-from symabsorb.theory.prover import classify
 
 TANH_MINUS_ERFI = "tanh(z) + sqrt(-1)*erf(sqrt(-1)*z)"  # = tanh z − erfi z: real, unbounded
 

@@ -35,9 +35,10 @@ def test_a_tampered_limb_is_still_refused() -> None:
 def test_scales_are_decided_by_their_exact_sign(gamma: str, decided: bool) -> None:
     # the numerator's sign of a Rational scale: a zero anywhere (first or last) is refuted, a tiny or
     # negative one is nonzero
+    from answering import prove
+
     from symabsorb.model import resolve_text
     from symabsorb.theory.derivation import Verdict
-    from symabsorb.theory.prover import prove
 
     spec = resolve_text(f"block b {{ activation: tanh dim: 3 norm: post-ln eps: 1/100 ln_gamma: {gamma} }}")
     verdict = prove(spec.blocks[0]).verdict

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import sympy as sp
+from answering import classify
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -26,7 +27,6 @@ from symabsorb.analysis.identity import exact_sign
 from symabsorb.analysis.piecewise import piecewise_form
 from symabsorb.model import Z, activation_from_text
 from symabsorb.theory.derivation import Verdict
-from symabsorb.theory.prover import classify
 
 SPIKE_RELU = "if z >= 7/11 and z <= 7/11 then 5 else max(0, z)"
 HIDDEN_ZERO = "cosh(z)^2 - sinh(z)^2 - 1"

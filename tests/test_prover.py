@@ -7,6 +7,7 @@ import json
 from contextlib import redirect_stdout
 
 import pytest
+from answering import classify, prove
 from conftest import EXAMPLES
 
 from symabsorb.cli import main
@@ -14,7 +15,7 @@ from symabsorb.model import CATALOG, activation_from_text, load_spec
 from symabsorb.theory.derivation import Verdict
 from symabsorb.theory.hypotheses import Subject
 from symabsorb.theory.library import default_library
-from symabsorb.theory.prover import attempts, classify, prove
+from symabsorb.theory.prover import attempts
 
 
 def run_json(*argv: str) -> dict:

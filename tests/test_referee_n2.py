@@ -10,11 +10,11 @@ from collections.abc import Callable
 from fractions import Fraction
 
 import pytest
+from answering import decide
 
 from symabsorb.model import resolve_text
 from symabsorb.theory.derivation import Verdict
 from symabsorb.theory.library import default_library
-from symabsorb.weights.concrete import decide
 
 F = Fraction
 Act = Callable[[Fraction], Fraction]

@@ -19,8 +19,8 @@ import sympy as sp
 from conftest import ROOT, require_program
 
 from symabsorb.analysis.facts import Evidence, Stage, Status, Step
+from symabsorb.answer.types import QueryAnswer
 from symabsorb.report.latex import MATH_CHARS, PREAMBLE, TEXT_CHARS, latex_prose
-from symabsorb.report.model import QueryAnswer
 from symabsorb.report.plainmath import plain_math
 from symabsorb.report.render import render_answer
 from symabsorb.theory.derivation import CandidateOutcome, Derivation, DerivationStep, NodeState, Verdict

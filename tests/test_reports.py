@@ -10,11 +10,11 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
+from answering import build_report
 from conftest import EXAMPLES, require_module, require_program
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from symabsorb.answer import build_report
 from symabsorb.cli import main
 from symabsorb.model import load_spec
 from symabsorb.report.jsonout import report_to_dict, schema

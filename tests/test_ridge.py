@@ -12,6 +12,7 @@ from fractions import Fraction
 
 import pytest
 import sympy as sp
+from answering import classify, decide_block, prove
 from conftest import require_module
 
 from symabsorb.analysis.enclosure import nonzero_enclosure
@@ -22,8 +23,6 @@ from symabsorb.analysis.symmetry import symmetry_fact
 from symabsorb.model import CATALOG, Z, activation_from_text, resolve_text
 from symabsorb.model.block import Block, Skip
 from symabsorb.theory.derivation import Verdict
-from symabsorb.theory.prover import classify, prove
-from symabsorb.weights.decide import decide_block
 
 np = require_module("numpy", "weights")
 optimize = require_module("scipy.optimize", "weights")
@@ -36,8 +35,9 @@ NO_FLIP = ["elu", "selu", "celu", "mish"]
 
 def _decided(target):  # type: ignore[no-untyped-def]
     """``target`` proved once and decided for its weights, as ``absorb`` decides it."""
+    from answering import decide
+
     from symabsorb.theory.library import default_library
-    from symabsorb.weights.concrete import decide
 
     return decide(target, default_library())
 

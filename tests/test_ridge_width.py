@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import pytest
 import sympy as sp
+from answering import build_report, classify
 from conftest import require_module
 
-from symabsorb.answer import build_report
 from symabsorb.dsl.errors import SpecError
 from symabsorb.model import activation_from_text, resolve_text
 from symabsorb.model.block import Block, Skip
 from symabsorb.theory.derivation import Verdict
-from symabsorb.theory.prover import classify
 
 np = require_module("numpy", "weights")
 
@@ -90,16 +89,16 @@ def test_pair_construction_absorbs_numerically() -> None:
 
 
 def test_lower_bound_is_not_claimed_for_degenerate_concrete_weights() -> None:
-    from symabsorb.theory.prover import prove
-    from symabsorb.weights.width import width_bounds
+    from answering import prove, width_bounds
 
     act = activation_from_text("silu")
     block = Block("b", act, 2, 3, Skip("identity"), sp.ImmutableMatrix([[1, 0], [2, 0], [0, 1]]),
                   sp.ImmutableMatrix([[1, 0, 0], [0, 1, 0]]))
     # Theorem D (issue 30) now proves the exact width of degenerate weights: atoms (1,0), (2,0) on one line (SiLU:
     # different dilates), J = {(1,0)} and a pair for e_2: 2 + 1 + 2 = 5, every smaller width ruled out exactly
+    from answering import decide
+
     from symabsorb.theory.library import default_library
-    from symabsorb.weights.concrete import decide
 
     b = width_bounds(block, decide(block, default_library()))
     assert (b.lower, b.upper, b.decided_by) == (5, 5, "thm-D")

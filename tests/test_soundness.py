@@ -9,15 +9,14 @@ from itertools import combinations
 
 import pytest
 import sympy as sp
+from answering import decide_block, prove
 
 from symabsorb.analysis.engine import analyze
 from symabsorb.analysis.facts import Status
 from symabsorb.model import CATALOG, activation_from_text
 from symabsorb.model.block import Block, Skip
 from symabsorb.theory.derivation import Verdict, Witness
-from symabsorb.theory.prover import prove
 from symabsorb.theory.skips import skip_matrix
-from symabsorb.weights.decide import decide_block
 from symabsorb.weights.witness import flip_witness, max_relative_error
 
 SKIPS = {
@@ -68,8 +67,9 @@ def test_planted_witness_absorbs(act: str, gated: bool, skip: str) -> None:
     generic = prove(block)
     assert generic.verdict is Verdict.CONDITIONAL
     if generic.decided_by == "thm-D":  # the random weights came out degenerate: Theorem D decides them
+        from answering import decide
+
         from symabsorb.theory.library import default_library
-        from symabsorb.weights.concrete import decide
 
         theorem_d = decide(block, default_library())
         assert theorem_d.verdict is Verdict.ABSORBABLE and theorem_d.witness is not None
@@ -109,8 +109,9 @@ def test_degenerate_weights_fall_outside_thm8() -> None:
     # Theorem D (issue 30) decides degenerate weights: line e_1 (units 0, 1: C = (3, 2)) and e_2 need a unit each,
     # and no J or signs leave the linear part to 3 - 2 units
     assert d.decided_by == "thm-D"
+    from answering import decide
+
     from symabsorb.theory.library import default_library
-    from symabsorb.weights.concrete import decide
 
     assert decide(block, default_library()).verdict is Verdict.NOT_ABSORBABLE
 

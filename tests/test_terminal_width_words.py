@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
-from symabsorb.answer import build_report
+from answering import build_report
+
+from symabsorb.answer.types import Report
 from symabsorb.model import resolve_text
-from symabsorb.report.model import Report
 from symabsorb.report.terminal import render_answer_terminal, render_terminal
 
 SPEC = """

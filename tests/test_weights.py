@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 import sympy as sp
+from answering import decide
 from conftest import EXAMPLES, ROOT, require_module
 
 from symabsorb.cli import main
 from symabsorb.model import load_spec
 from symabsorb.theory.derivation import Verdict
 from symabsorb.theory.library import default_library
-from symabsorb.weights.concrete import decide
 
 
 def run(*argv: str) -> tuple[int, str, str]:

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 import sympy as sp
+from answering import build_report
 from conftest import require_module
 
 from symabsorb.analysis.posdilates import positive_dilate_fact
-from symabsorb.answer import build_report
 from symabsorb.model import activation_from_text, resolve_text
 from symabsorb.model.block import Block, Skip
 from symabsorb.theory.derivation import HypStatus, Verdict
@@ -316,8 +316,7 @@ def test_absorb_width_writes_the_exact_witness(tmp_path: Path) -> None:
 
 
 def test_exact_witness_check_is_exact_for_relu() -> None:
-    from symabsorb.theory.prover import prove
-    from symabsorb.weights.width import width_witness
+    from answering import prove, width_witness
 
     block = Block("g", activation_from_text("relu"), 2, 3, Skip("identity"), sp.ImmutableMatrix([[1, 0], [0, 1], [1, 1]]),
                   sp.ImmutableMatrix([[1, 2, 0], [0, 1, 3]]))

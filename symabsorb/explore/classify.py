@@ -13,6 +13,7 @@ from typing import Any
 
 import sympy as sp
 
+from ..answer import Session
 from ..model.activation import Activation, GatedActivation, Parameter
 from ..model.block import M_WIDTH, Block, D, Skip
 from .budget import run_with_cpu_budget
@@ -66,17 +67,14 @@ class ClassifyTask:
     budget: float | None
     params: tuple[tuple[str, str], ...] = ()  # grid: name -> exact value; cell: name -> "<0" / "=0" / ">0"
     term: Any = None  # the enumerated term (JSON), for classify cases
+    theorems: tuple[str, ...] = ()  # the --theorems directories of the library in force (built-in only: none)
 
 
-def _outcomes(act: Activation | GatedActivation) -> list[dict[str, Any]]:
+def _outcomes(act: Activation | GatedActivation, session: Session) -> list[dict[str, Any]]:
     """For every candidate result: the hypotheses that do not hold, each checked (no early stop)."""
-    from ..theory.hypotheses import Subject
-    from ..theory.library import default_library
-    from ..theory.prover import attempts
-
     block = Block(act.name, act, D, M_WIDTH, Skip("identity"))
     out = []
-    for a in attempts(Subject(block=block, budget=None), default_library(), stop_at_failure=False):
+    for a in session.attempts(block, stop_at_failure=False):
         blockers = [{"hypothesis": c.name, "status": c.status.value, "reason": c.reason or c.statement}
                     for c in a.checks if not c.status.holds]
         setting = any(b["hypothesis"] in SETTING_HYPOTHESES for b in blockers)
@@ -101,16 +99,16 @@ def _cell_parameters(task: ClassifyTask) -> tuple[Parameter, ...]:
 
 
 def _classify(task: ClassifyTask) -> dict[str, Any]:
-    from ..theory.library import default_library
-    from ..theory.prover import classify
+    from ..theory.library import library_with
 
+    session = Session(library_with(task.theorems), budget=None)
     sigma = Activation(task.label, from_wire(task.expr), _cell_parameters(task))
     act: Activation | GatedActivation = GatedActivation(f"gated {task.label}", sigma) if task.gated else sigma
-    d = classify(act, default_library(), None)
+    d = session.classify(act)
     record: dict[str, Any] = {"verdict": d.verdict.value, "decided_by": d.decided_by, "source": d.source,
                               "condition": d.condition_plain, "scope": d.scope}
     if d.verdict.value == "open":
-        record["outcomes"] = _outcomes(act)
+        record["outcomes"] = _outcomes(act, session)
     return record
 
 

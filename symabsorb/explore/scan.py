@@ -150,6 +150,7 @@ class ScanTask:
     norm_assumed: bool = False  # the placement is the layout's usual one: no config.json names the architecture
     alt_norm: str = ""  # the other placement, decided too when the placement is assumed
     alt_text: str = ""  # the layer as a block with the other placement
+    theorems: tuple[str, ...] = ()  # the --theorems directories of the library in force (built-in only: none)
 
     @property
     def label(self) -> str:
@@ -531,19 +532,19 @@ def _decide(task: ScanTask) -> dict[str, Any]:
             return _decide_pinned(task)
 
 
-def _decide_block(text: str, spec_dir: str) -> Any:
+def _decide_block(text: str, spec_dir: str, theorems: tuple[str, ...] = ()) -> Any:
+    from ..answer import Session
     from ..model import resolve_text
-    from ..theory.library import default_library
-    from ..weights.concrete import decide_file
+    from ..theory.library import library_with
 
     spec = resolve_text(text, str(Path(spec_dir) / "scan.absorb"))
-    return decide_file(spec.blocks[0], Path(spec_dir), default_library())
+    return Session(library_with(theorems)).decide_file(spec.blocks[0], spec_dir)
 
 
 def _decide_pinned(task: ScanTask) -> dict[str, Any]:
     from ..weights.certify import certificate_to_dict
 
-    decision = _decide_block(task.block_text, task.spec_dir)
+    decision = _decide_block(task.block_text, task.spec_dir, task.theorems)
     d = decision.derivation
     w = decision.weights
     out: dict[str, Any] = {"verdict": d.verdict.value, "decided_by": d.decided_by, "scope": d.scope,
@@ -565,7 +566,7 @@ def _decide_pinned(task: ScanTask) -> dict[str, Any]:
         out["norm_assumed"] = True
         note = f"normalisation {task.norm} assumed (no config.json names the architecture)"
         if task.alt_text:
-            other = _decide_block(task.alt_text, task.spec_dir).derivation
+            other = _decide_block(task.alt_text, task.spec_dir, task.theorems).derivation
             out["placements"] = {task.norm: d.verdict.value, task.alt_norm: other.verdict.value}
             if other.verdict != d.verdict:  # the two placements answer differently: both are shown
                 out["alternative"] = {"norm": task.alt_norm, "verdict": other.verdict.value,

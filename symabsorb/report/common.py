@@ -11,9 +11,9 @@ import sympy as sp
 
 from ..analysis.engine import ActivationFacts
 from ..analysis.facts import Evidence
+from ..answer.types import Report
 from ..theory.derivation import Derivation, NodeState, Verdict
 from ..theory.library import Library
-from .model import Report
 from .plainmath import plain_expr
 
 __all__ = [

@@ -17,12 +17,12 @@ import json
 from collections.abc import Mapping, Sequence
 
 from .. import __version__
+from ..answer.types import Report
 from ..theory.derivation import NodeState
 from ..theory.library import Library
 from .common import citation_text, shown_source, text_pieces, used_graph
 from .escape import html_math
 from .escape import html_text as escape
-from .model import Report
 from .svggraph import draw_graph, is_open_problem, legend_svg
 
 __all__ = ["graph_page", "graph_widget", "report_graph_widget", "script_json"]

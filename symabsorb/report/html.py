@@ -11,6 +11,7 @@ import sympy as sp
 from .. import __version__
 from ..analysis.engine import ActivationFacts
 from ..analysis.facts import Evidence, Step
+from ..answer.types import QueryAnswer, Report
 from ..theory.derivation import Derivation, DerivationStep
 from ..theory.library import Library
 from .common import (
@@ -28,7 +29,6 @@ from .common import (
 from .escape import html_math
 from .escape import html_text as escape  # the one HTML escaper (symabsorb.report.escape)
 from .graphpage import report_graph_widget
-from .model import QueryAnswer, Report
 from .plainmath import prose, tidy
 from .plots import activation_svg, has_taylor_curve, report_activations
 from .svggraph import graph_svg, legend_svg

@@ -8,9 +8,9 @@ from typing import Any
 
 from .. import __version__
 from ..analysis.serialize import facts_to_dict
+from ..answer.types import QueryAnswer, Report
 from ..theory.serialize import derivation_to_dict, graph_to_dict
 from .escape import json_safe
-from .model import QueryAnswer, Report
 
 __all__ = ["SCHEMA_VERSION", "render_json", "report_to_dict", "schema"]
 

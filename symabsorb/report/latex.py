@@ -12,6 +12,7 @@ import sympy as sp
 from .. import __version__
 from ..analysis.engine import ActivationFacts
 from ..analysis.facts import Evidence, Step
+from ..answer.types import QueryAnswer, Report
 from ..theory.derivation import Derivation, DerivationStep, NodeState
 from ..theory.library import Library, unfilled
 from .common import (
@@ -31,7 +32,6 @@ from .common import (
     verdict_word,
 )
 from .escape import is_safe_math, latex_math, latex_text
-from .model import QueryAnswer, Report
 from .plainmath import prose, tidy
 
 __all__ = ["PREAMBLE", "LatexRenderer", "activation_figures", "graph_tikz", "latex_prose", "render_latex", "result_name"]

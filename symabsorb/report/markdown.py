@@ -9,6 +9,7 @@ import sympy as sp
 from .. import __version__
 from ..analysis.engine import ActivationFacts
 from ..analysis.facts import Evidence, Step
+from ..answer.types import QueryAnswer, Report
 from ..theory.derivation import Derivation, DerivationStep, NodeState
 from ..theory.library import Library
 from .common import (
@@ -27,7 +28,6 @@ from .common import (
     verdict_word,
 )
 from .escape import markdown_code, markdown_fence, markdown_math, markdown_text, mermaid_text
-from .model import QueryAnswer, Report
 from .plainmath import prose, tidy
 
 __all__ = ["MarkdownRenderer", "mermaid", "render_derivation_markdown", "render_markdown", "render_markdown_summary"]

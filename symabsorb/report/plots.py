@@ -14,8 +14,8 @@ import sympy as sp
 
 from ..analysis.engine import ActivationFacts
 from ..analysis.numeric import plot_values
+from ..answer.types import Report
 from ..model.functions import Z
-from .model import Report
 
 __all__ = ["activation_svg", "activation_tikz", "has_taylor_curve", "plots_available", "report_activations"]
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import importlib.util
 import json
 
+from ..answer.types import QueryAnswer, Report
 from ..theory.library import Library
 from .common import citation_text, shown_source
 from .escape import json_safe
-from .model import QueryAnswer, Report
 
 __all__ = ["FORMATS", "missing_extras", "normalize_format", "render_answer", "render_report", "render_summary"]
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from ..answer.types import Report
 from ..theory.derivation import NodeState
 from ..theory.library import Library, Result
 from .common import SOURCE_COLORS, STATE_COLORS, STATUS_COLORS, blueprint_status, shown_source, used_graph
 from .escape import html_text as escape  # the one HTML escaper (symabsorb.report.escape)
 from .layout import Layout, layout_dag
-from .model import Report
 
 __all__ = ["OPEN_FILL", "OPEN_STROKE", "draw_graph", "graph_layout", "graph_svg", "is_open_problem", "legend_svg",
            "node_fill"]

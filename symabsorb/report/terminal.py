@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import sympy as sp
 
 from ..analysis.engine import ActivationFacts
+from ..answer.types import QueryAnswer, Report
 from ..theory.derivation import Derivation, DerivationStep, NodeState, Scope, Verdict, Witness
 from ..theory.library import Library
 from .common import (
@@ -28,13 +29,12 @@ from .common import (
     verdict_word,
 )
 from .escape import terminal_text
-from .model import QueryAnswer, Report
 from .plainmath import plain_expr, plain_math, prose
 
 if TYPE_CHECKING:
+    from ..answer.verify import CheckedQuery
     from ..explore.atlas import Atlas
     from ..model.block import ResolvedSpec
-    from ..weights.verify import CheckedQuery
 
 __all__ = ["VERDICT_STYLE", "catalog_table", "exploration_summary", "facts_table", "plain_math", "render_answer_terminal",
            "render_terminal", "scan_table", "spec_listing", "verification_text"]

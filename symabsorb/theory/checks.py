@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sympy as sp
 
@@ -20,6 +20,9 @@ from ..model.block import Block, Stack
 from ..model.functions import Phi, Z
 from .derivation import HypothesisCheck, HypStatus
 from .hypdecl import Declaration, Param
+
+if TYPE_CHECKING:
+    from .library import Library
 
 __all__ = ["REFERENCES", "Checker", "Declaration", "Param", "Subject", "as_expr", "from_evidence",
            "registrar", "simple"]
@@ -33,11 +36,13 @@ REFERENCES: dict[str, tuple[str, sp.Expr]] = {
 
 @dataclass(frozen=True)
 class Subject:
-    """What a query is about: one block, or a stack of blocks."""
+    """What a query is about: one block, or a stack of blocks; ``library``: the library in force (a
+    checker that cites another result looks it up there; the prover sets it)."""
 
     block: Block | None = None
     stack: Stack | None = None
     budget: float | None = 5.0
+    library: Library | None = None
 
     @property
     def kind(self) -> str:

@@ -64,8 +64,9 @@ def _skip_hyper_invertible(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
 @hypothesis("skip_product_nonzero", '(stacks) `M_L⋯M_1 ≠ 0`', subject="stack")
 def _skip_product(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     assert s.stack is not None
-    from .library import default_library
-
-    value, reason = stack_skip_product_nonzero(s.stack, default_library().provider("doubly-stochastic-product"))
+    statement = "$M_L \\cdots M_1 \\ne 0$"
+    if s.library is None:
+        return simple("skip_product_nonzero", HypStatus.UNKNOWN, statement, "no library in force to cite")
+    value, reason = stack_skip_product_nonzero(s.stack, s.library.provider("doubly-stochastic-product"))
     status = {True: HypStatus.PROVED, False: HypStatus.REFUTED, None: HypStatus.UNKNOWN}[value]
     return simple("skip_product_nonzero", status, f"$M_L \\cdots M_1 \\ne 0$ ({reason})", "" if value else reason)

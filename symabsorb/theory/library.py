@@ -32,7 +32,9 @@ __all__ = [
     "LibraryError",
     "Result",
     "default_library",
+    "library_with",
     "load_library",
+    "results_digest",
 ]
 
 KINDS = ("theorem", "lemma", "proposition", "corollary", "definition", "open-problem")
@@ -663,8 +665,29 @@ def default_library() -> Library:
     return load_library([resources.files("symabsorb.theorems")], REGISTRY)
 
 
-def library_with(extra: Iterable[Path]) -> Library:
-    """The shipped results plus those in ``extra`` directories (``--theorems DIR``)."""
+def library_with(extra: Iterable[Path | str]) -> Library:
+    """The shipped results plus those in ``extra`` directories (``--theorems DIR``); with none, the
+    shipped library (:func:`default_library`, loaded once per process)."""
     from .hypotheses import REGISTRY
 
-    return load_library([resources.files("symabsorb.theorems"), *extra], REGISTRY)
+    dirs = [Path(d) for d in extra]
+    if not dirs:
+        return default_library()
+    return load_library([resources.files("symabsorb.theorems"), *dirs], REGISTRY)
+
+
+def results_digest(extra: Iterable[Path | str]) -> str:
+    """A SHA-256 of every file in the ``extra`` result directories (names and bytes), so that a result
+    cached under one library is never read back under another ("" with no directory)."""
+    import hashlib
+
+    dirs = [Path(d) for d in extra]
+    if not dirs:
+        return ""
+    h = hashlib.sha256()
+    for d in dirs:
+        h.update(str(d.resolve()).encode("utf-8", "surrogateescape") + b"\0")
+        for f in sorted(d.iterdir()) if d.is_dir() else ():
+            if f.is_file() and f.suffix in (".toml", ".py"):
+                h.update(f.name.encode("utf-8", "surrogateescape") + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import replace
 
 import sympy as sp
 
@@ -31,52 +31,14 @@ from .derivation import (
     Verdict,
 )
 from .hypotheses import Subject, check
-from .library import Library, Result, default_library
+from .library import Library, Result
+from .proof import SIZES_NOTE, Attempt, Proof
 from .skips import is_identity_like, skip_latex, target_latex, target_plain
 
 __all__ = ["BIAS_FREE", "SIZES_NOTE", "Attempt", "Proof", "attempts", "classify", "derive", "prove", "setting_text"]
 
-#: The last assumption of a derivation for symbolic sizes (not a hypothesis of the result).
-SIZES_NOTE = "the derivation holds for every size satisfying the stated assumptions"
 
 BIAS_FREE = "bias-free blocks (the paper's setting)"
-
-
-@dataclass(frozen=True)
-class Attempt:
-    """One candidate result, checked against one subject."""
-
-    result: Result
-    checks: tuple[HypothesisCheck, ...]
-
-    @property
-    def holds(self) -> bool:
-        return all(c.status.holds for c in self.checks) and len(self.checks) == len(self.result.hypotheses)
-
-    @property
-    def failure(self) -> HypothesisCheck | None:
-        for c in self.checks:
-            if not c.status.holds:
-                return c
-        return None
-
-    def bindings(self) -> dict[str, object]:
-        out: dict[str, object] = {}
-        for c in self.checks:
-            out.update({k: v for k, v in c.bindings if v is not None})
-        return out
-
-
-@dataclass(frozen=True)
-class Proof:
-    """One proof of a target: the derivation, and what the concrete-weights layer
-    (:mod:`symabsorb.weights.concrete`) refines it with: the attempt that decided (its hypothesis checks
-    and bindings) and the block that attempt was checked on (a post-norm question's reduced block).
-    ``attempt`` is None when no result decided, ``block`` when the target is not one block."""
-
-    derivation: Derivation
-    attempt: Attempt | None = None
-    block: Block | None = None
 
 
 def _questions(subject: Subject) -> list[Question]:
@@ -107,6 +69,8 @@ def attempts(subject: Subject, library: Library, stop_at_failure: bool = True) -
     """Every candidate result for ``subject``, in priority order, with its hypothesis checks. A result
     is tried only in the setting it holds in (``[setting]`` of its file: biases, normalisation)."""
     out = []
+    if subject.library is not library:
+        subject = replace(subject, library=library)
     questions = _questions(subject)
     for result in library.deciders(subject.kind):
         outside = _setting_check(result, questions)
@@ -284,29 +248,28 @@ def _outcomes(tried: Iterable[Attempt], chosen: Attempt | None) -> list[Candidat
     return out
 
 
-def prove(target: Block | Stack, query: str = "", library: Library | None = None,
+def prove(target: Block | Stack, library: Library, query: str = "",
           budget: float | None = DEFAULT_BUDGET) -> Derivation:
     """Decide whether ``target``'s skip connection can be absorbed, with the derivation, for
     arbitrary weights of its sizes: concrete weights are the concern of :mod:`symabsorb.weights.concrete`
     (the answer layer hands it this derivation)."""
-    return derive(target, query, library, budget).derivation
+    return derive(target, library, query, budget).derivation
 
 
-def derive(target: Block | Stack, query: str = "", library: Library | None = None,
+def derive(target: Block | Stack, library: Library, query: str = "",
            budget: float | None = DEFAULT_BUDGET) -> Proof:
     """:func:`prove`, with the deciding attempt and the block it was checked on (:class:`Proof`)."""
     target = fold_target(target)  # constants proved rational (hidden zeros) are numbers before any check reads σ
-    library = library or default_library()
     if isinstance(target, Stack) and target.uniform and target.repeat == 1:
-        return derive(target.blocks[0], query, library, budget)
+        return derive(target.blocks[0], library, query, budget)
     if isinstance(target, Stack):
-        subject = Subject(stack=target, budget=budget)
+        subject = Subject(stack=target, budget=budget, library=library)
         setting = _describe_stack(target)
         act: AnyActivation | None = target.blocks[0].activation if len({b.activation for b in target.blocks}) == 1 \
             else None
         kind = "stack"
     else:
-        subject = Subject(block=target, budget=budget)
+        subject = Subject(block=target, budget=budget, library=library)
         setting = _describe_block(target)
         act = target.activation
         kind = "block"
@@ -340,13 +303,11 @@ def _post_norm(block: Block, query: str, library: Library, budget: float | None,
                act: AnyActivation | None) -> Proof:
     """A normalisation after the residual sum: the ``reduction`` result for this placement (its
     hypotheses checked: ``ε > 0``, every scale nonzero), then the reduced block's own question."""
-    from dataclasses import replace
-
     from .layers import reduced_block
 
     q = block.question
     question = setting_text([q])
-    subject = Subject(block=block, budget=budget)
+    subject = Subject(block=block, budget=budget, library=library)
     reductions = sorted((r for r in library.results.values() if r.role == "reduction" and block.norm in r.norms
                          and r.admits(q.bias_label, block.norm)), key=lambda r: (r.priority, r.id))
     outcomes: list[CandidateOutcome] = []
@@ -362,7 +323,7 @@ def _post_norm(block: Block, query: str, library: Library, budget: float | None,
         if isinstance(reduced, str):
             outcomes.append(CandidateOutcome(r.id, NodeState.UNDECIDED, f"undecided: {reduced}"))
             continue
-        proof = derive(reduced, query, library, budget)
+        proof = derive(reduced, library, query, budget)
         sub = proof.derivation
         what = ("the skip $PM$ (here $M = " + skip_latex(reduced.skip) + "$), output weights "
                 "$P\\,W_{\\mathrm{down}}$ and output bias $P\\,c$, where $P = I_d - \\tfrac1d\\mathbf{1}\\mathbf{1}^\\top$"
@@ -477,8 +438,8 @@ def _derive(query: str, target: Block | Stack, kind: str, act: AnyActivation | N
     return Proof(derivation, chosen, target if isinstance(target, Block) else None)
 
 
-def classify(act: AnyActivation, library: Library | None = None, budget: float | None = DEFAULT_BUDGET) -> Derivation:
+def classify(act: AnyActivation, library: Library, budget: float | None = DEFAULT_BUDGET) -> Derivation:
     """A single block with identity skip, generic weights, symbolic ``d >= 2`` and ``m >= d``."""
     block = Block(act.name, act, D, M_WIDTH, Skip("identity"))
     kind = "gated " if isinstance(act, GatedActivation) else ""
-    return prove(block, f"classify {kind}{act.name}", library, budget)
+    return prove(block, library, f"classify {kind}{act.name}", budget)

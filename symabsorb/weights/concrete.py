@@ -1,8 +1,8 @@
-"""The concrete-weights layer: one derivation, proved once, refined for the block's weights.
+"""The concrete-weights procedures: one derivation, proved once, refined for the block's weights.
 
-The answer layer (:mod:`symabsorb.answer`) proves a block once, with the sizes its weights give (a
-weights file's shapes are read first, :func:`.filedecide.load_file_block`), and hands the
-:class:`~symabsorb.theory.prover.Proof` here with the weights: the spec's inline exact rationals, or a
+The answer layer (:mod:`symabsorb.answer`, the only caller of the prover) proves a block once, with the
+sizes its weights give (a weights file's shapes are read first, :func:`.filedecide.load_file_block`), and hands the
+:class:`~symabsorb.theory.proof.Proof` here with the weights: the spec's inline exact rationals, or a
 file's floats (exact dyadic rationals). The prover never looks at concrete weights.
 
 What is done with the weights depends on one field of the deciding result, ``[conclusion] concrete``
@@ -12,30 +12,26 @@ is one function decorated with :func:`symabsorb.theory.procedures.procedure` (do
 "How to add a result"). Before the procedure, the steps every result shares: a verdict "impossible
 (nondegenerate weights)" becomes "not absorbable" for weights whose nondegeneracy is checked exactly
 (inline: by the result's own ``nondegenerate`` hypothesis; files: :func:`.filedecide.file_prelude`).
-Stacks compose their blocks' witnesses (:func:`refine_stack`).
+A stack's blocks are decided one by one and composed by the answer layer.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
-from typing import Any
 
 import sympy as sp
 
-from ..analysis.budget import DEFAULT_BUDGET
-from ..model.block import Block, Stack
+from ..model.block import Block
 from ..model.functions import Z
 from ..theory.derivation import Derivation, DerivationStep, HypStatus, Scope, Verdict, Witness
 from ..theory.library import Library
 from ..theory.procedures import PROCEDURES, Procedure
-from ..theory.prover import Attempt, Proof, derive
-from .decide import WITNESS_TOLERANCE, _fmt_set, decide_block, float_stack_error, stack_max_relative_error
-from .filedecide import FileBlock, FileDecision, FileState, file_prelude, index_set_file, inline_only, load_file_block
+from ..theory.proof import Attempt, Proof
+from .decide import decide_block
+from .filedecide import FileBlock, FileDecision, FileState, file_prelude, index_set_file, inline_only
 
-__all__ = ["MAX_ENUMERATED_WIDTH", "PROCEDURES", "Procedure", "decide", "decide_file", "refine_file",
-           "refine_inline", "refine_stack"]
+__all__ = ["MAX_ENUMERATED_WIDTH", "PROCEDURES", "Procedure", "refine_file", "refine_inline"]
 
 InlineProcedure = Callable[[Block, Derivation, Attempt, Library], Derivation]
 FileProcedure = Callable[[FileState, FileBlock], FileDecision]
@@ -78,81 +74,6 @@ def refine_file(proof: Proof, fb: FileBlock, library: Library) -> FileDecision:
     if procedure is None or procedure.file is None:
         return inline_only(state, fb)
     return procedure.file(state, fb)  # type: ignore[no-any-return]
-
-
-def decide_file(block: Block, base_dir: Path, library: Library, query: str = "",
-                budget: float | None = DEFAULT_BUDGET) -> FileDecision:
-    """Read the weights file of ``block``, prove the block once with the file's sizes, refine for the weights."""
-    fb = load_file_block(block, base_dir)
-    return refine_file(derive(fb.concrete, query, library, budget), fb, library)
-
-
-def decide(target: Block | Stack, library: Library, base_dir: str | None = None, query: str = "",
-           budget: float | None = DEFAULT_BUDGET) -> Derivation:
-    """``target`` proved once and decided for its weights: a file's when it names one and ``base_dir``
-    is given (the file's derivation is proved with the query left to its default), else inline ones;
-    without weights, the derivation for arbitrary weights."""
-    if isinstance(target, Block) and target.weights is not None and base_dir is not None:
-        return decide_file(target, Path(base_dir), library).derivation
-    proof = derive(target, query, library, budget)
-    if isinstance(target, Block):
-        return refine_inline(proof, library)
-    # a stack of one block is proved as that block; its condition is left to the composition below
-    composed = refine_stack(target, refine_inline(proof, library, index_set=False), library, base_dir)
-    from .deepdecide import refine_deep  # deep stacks, MATH Part III: Theorems 1D, FA, FD on inline weights
-
-    return refine_deep(target, composed, library)
-
-
-def refine_stack(target: Stack, derivation: Derivation, library: Library, base_dir: str | None = None) -> Derivation:
-    """A stack whose every block has weights: each block decided on its own (proved once), and, when
-    every one is absorbable, the composition of their witnesses (cites the result providing
-    ``composition``); else ``derivation`` unchanged."""
-    concrete = all(b.has_inline_weights or (b.weights is not None and base_dir is not None) for b in target.blocks)
-    if not concrete or not isinstance(target.repeat, int):
-        return derivation
-    per_block = []
-    originals: list[tuple[Any, Any, Any]] = []
-    for b in target.blocks:
-        if b.has_inline_weights:
-            per_block.append(refine_inline(derive(b, library=library), library))
-            originals.append((b.w_up, b.w_down, b.w_gate))
-        else:
-            decision = decide_file(b, Path(base_dir or "."), library)
-            per_block.append(decision.derivation)
-            originals.append((decision.weights.w_up, decision.weights.w_down, decision.weights.w_gate))
-    if all(d.verdict is Verdict.ABSORBABLE and d.witness is not None for d in per_block):
-        layers = tuple(d.witness for d in per_block if d.witness is not None)
-        steps = [*derivation.steps[:1]]
-        for b, d in zip(target.blocks, per_block, strict=True):
-            shown = (d.witness.description if d.witness is not None and d.witness.description  # not a flip (Theorem D)
-                     else f"$S = {_fmt_set(d.witness.index_set)}$")  # type: ignore[union-attr]
-            steps.append(DerivationStep(f"Block `{b.name}` is absorbable with these weights by [{d.decided_by}] "
-                                        f"(witness {shown}).",
-                                        (d.decided_by or "",), kind="argument"))
-        if all(b.has_inline_weights for b in target.blocks):
-            error = stack_max_relative_error(target, layers)
-            how = "50 random points, 40 digits"
-        else:
-            error = float_stack_error(target, originals, layers)
-            how = "1,000 random points, float64"
-        if not error <= WITNESS_TOLERANCE:
-            from .filedecide import WitnessCheckError
-
-            raise WitnessCheckError(f"the composed witnesses of `{target.name}` fail their numeric "
-                                    f"check (max relative error {error:.3g} > {WITNESS_TOLERANCE:g}); no verdict is "
-                                    "given")
-        composition = library.provider("composition")
-        steps.append(DerivationStep(f"By [{composition}], composing the block witnesses absorbs the whole stack "
-                                    f"(checked numerically: max relative error {error:.2e} at {how}).",
-                                    (composition,), kind="conclusion"))
-        return replace(derivation, verdict=Verdict.ABSORBABLE, scope="these weights", decided_by=composition,
-                       source=library.get(composition).source, steps=tuple(steps),
-                       witness=Witness((), None, None, None, f"every block's witness verified; the composition: max "
-                                       f"relative error {error:.2e}", layers),
-                       cited=tuple(dict.fromkeys([*derivation.cited, composition,
-                                                  *(d.decided_by or "" for d in per_block)])))
-    return derivation
 
 
 #: Index sets are enumerated exactly for R-polynomial-odd up to this width.

@@ -19,28 +19,27 @@ from ..theory.skips import skip_matrix
 from .search import SearchResult, exact_search, floor_text
 from .witness import check_witness, flip_witness
 
-__all__ = ["concrete_procedure", "decide_block", "float_stack_error", "stack_max_relative_error"]
+__all__ = ["WITNESS_TOLERANCE", "concrete_procedure", "decide_block", "float_stack_error", "format_index_set",
+           "stack_max_relative_error"]
 
 #: A witness whose numeric check exceeds this is a bug (its condition was checked exactly).
 WITNESS_TOLERANCE = 1e-6
 
 
-def _fmt_set(s: tuple[int, ...]) -> str:
+def format_index_set(s: tuple[int, ...]) -> str:
+    """An index set ``S`` in LaTeX: ``\\{0, 2\\}``."""
     return "\\{" + ", ".join(map(str, s)) + "\\}"
 
 
-def concrete_procedure(derivation: Derivation, library: Library | None = None) -> str | None:
+def concrete_procedure(derivation: Derivation, library: Library) -> str | None:
     """The ``concrete`` field of the result that decided ``derivation`` (how its concrete weights are
     decided), or None."""
-    from ..theory.library import default_library
-
-    results = (library or default_library()).results
+    results = library.results
     rid = derivation.decided_by
     return results[rid].conclusion.concrete if rid is not None and rid in results else None
 
 
-def decide_block(block: Block, derivation: Derivation, library: Library | None = None) -> tuple[Derivation,
-                                                                                                 SearchResult | None]:
+def decide_block(block: Block, derivation: Derivation, library: Library) -> tuple[Derivation, SearchResult | None]:
     """Refine the derivation of one block with inline (exact) weights."""
     if not block.has_inline_weights or derivation.verdict is not Verdict.CONDITIONAL:
         return derivation, None
@@ -113,7 +112,7 @@ def decide_block(block: Block, derivation: Derivation, library: Library | None =
                     "holds in rational arithmetic "
                     f"and, with the proved identity of [{rid}], gives $B' = R$ identically; checked: {checked}") \
             if exact else f"checked only at points: {checked}"
-        steps.append(DerivationStep(f"Witness: negate {how} with $S = {_fmt_set(s)}$ (units numbered from 0); "
+        steps.append(DerivationStep(f"Witness: negate {how} with $S = {format_index_set(s)}$ (units numbered from 0); "
                                     f"verified ({verified}).", (rid,),
                                     kind="argument"))
         steps.append(DerivationStep(f"Therefore [{rid}]: these weights are absorbable.", (rid,), kind="conclusion"))

@@ -16,7 +16,7 @@ from ..model.block import Block
 from ..theory.derivation import Derivation, DerivationStep, HypStatus, Scope, Verdict, Witness
 from ..theory.hyp_sizes import exact_rank, skip_rank
 from ..theory.hypotheses import Subject, check
-from ..theory.library import Library, WidthRule, default_library
+from ..theory.library import Library, WidthRule
 
 __all__ = ["WidthBounds", "width_bounds", "width_derivation"]
 
@@ -39,13 +39,12 @@ def _text(v: int | sp.Expr) -> str:
     return sp.latex(v) if isinstance(v, sp.Basic) else str(v)
 
 
-def width_bounds(block: Block, base: Derivation, budget: float | None = DEFAULT_BUDGET,
-                 library: Library | None = None, base_dir: str | None = None) -> WidthBounds:
+def width_bounds(block: Block, base: Derivation, library: Library, budget: float | None = DEFAULT_BUDGET,
+                 base_dir: str | None = None) -> WidthBounds:
     """The bounds, from the deciding result's ``[width]`` rule (docs/theorems.md), Theorem W (the result
     providing ``width-exact``: exact on concrete nondegenerate weights below a work cap, proved bounds
     above it, generic values for symbolic blocks) and the generic constructions (the results providing
     ``width-pairs`` and ``width-lines``). ``base_dir``: where a block's weight file is."""
-    library = library or default_library()
     m = block.width
     subject = Subject(block=block, budget=budget)
     steps: list[DerivationStep] = []
@@ -183,12 +182,12 @@ def _linear_rank(block: Block, subject: Subject) -> int | None:
     return exact_rank(linear)
 
 
-def width_derivation(block: Block, base: Derivation, query: str, budget: float | None = DEFAULT_BUDGET,
-                     library: Library | None = None, base_dir: str | None = None) -> Derivation:
+def width_derivation(block: Block, base: Derivation, query: str, library: Library,
+                     budget: float | None = DEFAULT_BUDGET, base_dir: str | None = None) -> Derivation:
     """The answer to ``width NAME`` as a derivation: the proved bounds ``L ≤ w* ≤ U`` (verdict absorbable:
     a residual-free block of width ``U`` exists, with the witness when the weights are concrete),
     impossible at every width, or open (no width proved to suffice)."""
-    b = width_bounds(block, base, budget, library, base_dir)
+    b = width_bounds(block, base, library, budget, base_dir)
     steps = [base.steps[0], *b.steps]
     condition = condition_plain = None
     necessary = None
@@ -250,11 +249,11 @@ def _pad(witness: Witness, extra: int) -> Witness:
     return replace(witness, w_up=np.vstack([up, np.zeros((extra, d))]), w_down=np.hstack([down, np.zeros((d, extra))]))
 
 
-def width_witness(block: Block, base: Derivation, width: int, budget: float | None = DEFAULT_BUDGET,
-                  library: Library | None = None, base_dir: str | None = None) -> tuple[Witness | None, str]:
+def width_witness(block: Block, base: Derivation, width: int, library: Library,
+                  budget: float | None = DEFAULT_BUDGET, base_dir: str | None = None) -> tuple[Witness | None, str]:
     """Residual-free weights of width ``width`` equal to the block (the upper bound's witness, padded with
     units that contribute 0), or None with the reason."""
-    b = width_bounds(block, base, budget, library, base_dir)
+    b = width_bounds(block, base, library, budget, base_dir)
     if b.upper is None:
         bounds = "no width is proved to suffice"
     elif b.lower is not None and sp.simplify(sp.Integer(0) + b.upper - b.lower) == 0:

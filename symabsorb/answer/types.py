@@ -1,6 +1,6 @@
 """What a report holds: the spec, and one answer per query, still as data.
 
-No renderer is imported here: :mod:`symabsorb.report.render` dispatches on the format, above them."""
+No renderer is imported here: the answer layer builds these, :mod:`symabsorb.report` renders them."""
 
 from __future__ import annotations
 

@@ -26,7 +26,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from .certify import CertificateError
+from ..weights.certify import CertificateError
+from .session import in_force
 
 __all__ = ["MAX_POINTS", "check_stack_query"]
 
@@ -62,15 +63,10 @@ def _matrix(rows: Any, shape: tuple[int, int], what: str) -> list[list[Fraction]
     return [[_fraction(x, what) for x in r] for r in rows]
 
 
-def _rederive(stack: Any, query: str, library: Any) -> Any:
-    """The stack's derivation as ``prove`` makes it (:func:`.concrete.decide`), without Theorem FD's certificate
-    (re-checked from the report's own points by :func:`_check_fd`)."""
-    from .concrete import derive, refine_inline, refine_stack
-    from .deepdecide import refine_deep
-
-    proof = derive(stack, query, library)
-    composed = refine_stack(stack, refine_inline(proof, library, index_set=False), library, None)
-    return refine_deep(stack, composed, library, fd=False)
+def _rederive(stack: Any, query: str) -> Any:
+    """The stack's derivation as ``prove`` makes it (:meth:`.session.Session.decide`), without Theorem FD's
+    certificate (re-checked from the report's own points by :func:`_check_fd`)."""
+    return in_force().with_(base_dir=None).decide(stack, query, fd=False)
 
 
 def check_stack_query(data: dict[str, Any], q: dict[str, Any], report: Any) -> str | None:
@@ -88,10 +84,7 @@ def check_stack_query(data: dict[str, Any], q: dict[str, Any], report: Any) -> s
     blocks, symbolic = profile(stack)
     if any(b.weights is not None for b in blocks):
         return None  # weights files: not re-derived here (a stated limit of verify)
-    from ..theory.library import default_library
-
-    library = default_library()
-    again = _rederive(stack, str(q.get("query")), library)
+    again = _rederive(stack, str(q.get("query")))
     verdict, scope = d.get("verdict"), d.get("scope")
     cert = d.get("depth_certificate")
     if cert is not None:
@@ -104,7 +97,7 @@ def check_stack_query(data: dict[str, Any], q: dict[str, Any], report: Any) -> s
                                f"{again.decided_by or 'no result'}, not {verdict} ({scope})")
     witness = d.get("witness") if isinstance(d.get("witness"), dict) else None
     layers = witness.get("layers") if witness is not None else None
-    result = library.results.get(again.decided_by or "")
+    result = in_force().library.results.get(again.decided_by or "")
     concrete = result.conclusion.concrete if result is not None else None
     if again.witness is None:
         if layers:
@@ -139,8 +132,8 @@ def _check_composed(layers: list[Any], blocks: list[Any], again: Any, stack: Any
     (every field), and re-checked on its own: for a bias-free ReLU stack each residual-free block is proved equal to
     its residual block as a function (exact, :func:`.deep.one_layer_equal`); otherwise a flip block as a single
     block's witness is (``W_down[:,S] W_up[S,:] = −M/(2c)`` exactly). Equal blocks compose to equal stacks."""
-    from .deep import layers_of, one_layer_equal
-    from .deepdecide import _bias_free_relu
+    from ..weights.deep import layers_of, one_layer_equal
+    from ..weights.deepdecide import _bias_free_relu
     from .verify import _check_inline_query
 
     want_layers = again.witness.layers
@@ -179,8 +172,8 @@ def _check_composed(layers: list[Any], blocks: list[Any], again: Any, stack: Any
 
 def _check_fd(d: dict[str, Any], stack: Any) -> str:
     from ..theory.hyp_deep import d_free
-    from .deep import MAX_FD_ENTRIES, _rank_mod_p, _rref_rank, jacobian_rows
-    from .deepdecide import limit_layers
+    from ..weights.deep import MAX_FD_ENTRIES, _rank_mod_p, _rref_rank, jacobian_rows
+    from ..weights.deepdecide import limit_layers
 
     cert = d["depth_certificate"]
     if d.get("verdict") != "open" or d.get("scope") != "almost every weight near these":
@@ -247,7 +240,7 @@ def _check_1d(d: dict[str, Any], again: Any) -> str:
 
 
 def _check_fa(d: dict[str, Any], stack: Any) -> str:
-    from .deep import check_fold_witness, fold_test, layers_of
+    from ..weights.deep import check_fold_witness, fold_test, layers_of
 
     layers = layers_of(stack)
     if layers is None:

@@ -44,7 +44,8 @@ from typing import Any
 
 from ..budget import BudgetExhausted
 from ..dsl.errors import SpecValueError, SymabsorbError
-from .certify import Certificate, CertificateError, certificate_from_dict, check_certificate
+from ..weights.certify import Certificate, CertificateError, certificate_from_dict, check_certificate
+from .session import Session, in_force
 
 __all__ = ["CheckedQuery", "VerifyOutcome", "verify_report"]
 
@@ -129,7 +130,7 @@ def _opened_once(block: Any, base: Path, root: Path) -> Iterator[None]:
     repository's blobs included), opened once by the name the block gives it; inside, every read of
     that name (tensors, biases, scales, the SHA-256) is served from the bytes read once from it."""
     from ..paths import confine, confine_descriptor, pinned
-    from .io import read_weights_once
+    from ..weights.io import read_weights_once
 
     decl = block.weights
     confine(base, decl.file, root, decl.span, "weights file")
@@ -146,7 +147,7 @@ def _load_weights(block: Any, base: Path, root: Path, digest: str) -> Any:
     """The block's weights, read as ``prove`` reads them, from inside ``root`` (within
     :func:`_opened_once`); the file's SHA-256 must be the certificate's."""
     from ..model.activation import GatedActivation
-    from .io import load_block_weights, weights_digest
+    from ..weights.io import load_block_weights, weights_digest
 
     decl = block.weights
     loaded = load_block_weights(decl, base, isinstance(block.activation, GatedActivation))
@@ -235,10 +236,7 @@ def _blocks_of(data: dict[str, Any], report: Path) -> dict[str, Any] | None:
 
 
 def _library_result(result_id: str | None) -> Any:
-    from ..theory.library import default_library
-
-    library = default_library()
-    return library.results.get(result_id) if result_id else None
+    return in_force().library.results.get(result_id) if result_id else None
 
 
 def _question(block: Any, m: int, d_in: int, cert: Certificate, verdict: str,
@@ -249,14 +247,13 @@ def _question(block: Any, m: int, d_in: int, cert: Certificate, verdict: str,
     layer's as ``prove`` asked it: biased or not, every scale ``γ_k ≠ 0`` checked exactly again).
     Returns (a problem, or None; the re-derived derivation)."""
     from ..theory.derivation import Verdict
-    from ..theory.prover import prove
-    from .filedecide import _target
-    from .layers import block_fields
+    from ..weights.filedecide import _target
+    from ..weights.layers import block_fields
 
     n = block.skip.matrix.rows if block.skip.kind == "hyper" and block.skip.matrix is not None else 1
     concrete = replace(block, dim=d_in // n if n > 1 else d_in, width=m,
                        **(block_fields(extras) if extras is not None else {}))
-    derivation = prove(concrete)
+    derivation = in_force().prove(concrete)
     result = _library_result(derivation.decided_by)
     decided = derivation.decided_by or "no result"
     # a post-LN layer's certificate speaks of P·W_S (Lemma PN); any other block's of W_S itself
@@ -293,17 +290,17 @@ def _norm(target: Any) -> float:
     return math.nextafter(math.sqrt(float(total)), math.inf)
 
 
-def verify_report(report: Path, weights_dir: Path | None = None, blas: bool = False) -> VerifyOutcome:
-    """Every certificate and witness in ``report`` re-checked; raises SpecValueError on an
-    unreadable report.
+def verify_report(report: Path, session: Session, weights_dir: Path | None = None, blas: bool = False) -> VerifyOutcome:
+    """Every certificate and witness in ``report`` re-checked, every question re-derived with
+    ``session``'s library; raises SpecValueError on an unreadable report.
 
     Unless ``blas``, the exact products run in int64 without floating point (:func:`.exact.integer_only`):
     the check then shares no arithmetic with the float64-BLAS path that made the certificate."""
     import contextlib
 
-    from .exact import integer_only
+    from ..weights.exact import integer_only
 
-    with contextlib.nullcontext() if blas else integer_only():
+    with session.installed(), contextlib.nullcontext() if blas else integer_only():
         return _verify(report, weights_dir)
 
 
@@ -353,7 +350,7 @@ def _verify(report: Path, weights_dir: Path | None) -> VerifyOutcome:
             elif block is not None and block.w_up is not None:
                 checked = _check_inline_query(d, block, verdict)
             elif block is None:  # a stack: Theorem FD certificates, Theorem 1D / FA witnesses (MATH Part III)
-                from .deepverify import check_stack_query
+                from .verify_stack import check_stack_query
 
                 checked = check_stack_query(data, q, report)
             else:
@@ -381,7 +378,7 @@ def _check_file_query(d: dict[str, Any], block: Any, verdict: str, root: Path) -
     if not isinstance(raw_cert, dict):
         raise CertificateError("malformed certificate: not an object")
     if raw_cert.get("kind") == "theorem-D":  # degenerate weights (Theorem D): re-derived from the file
-        from .degenerate_verify import check_file_degenerate
+        from .verify_degenerate import check_file_degenerate
 
         return check_file_degenerate(d, raw_cert, block, verdict, root)
     _bind(raw_cert.get("weights"), block)
@@ -399,7 +396,7 @@ def _check_opened(d: dict[str, Any], raw_cert: dict[str, Any], block: Any, verdi
     problem = _consistent(verdict, cert)
     if problem:
         raise CertificateError(problem)
-    from .layers import load_layer_extras
+    from ..weights.layers import load_layer_extras
 
     extras = load_layer_extras(replace(block, weights=replace(block.weights, file=Path(loaded.file).name)), (m, d_in),
                                Path(loaded.file).parent)
@@ -431,8 +428,7 @@ def _check_file_witness_biases(witness: dict[str, Any], cert: Certificate, loade
     b_down + 2c W_down[:,S] b_S (computed exactly from the file, rounded once to float64)."""
     from fractions import Fraction
 
-    from ..theory.prover import prove
-    from .layers import float_biases_of_flip, load_layer_extras
+    from ..weights.layers import float_biases_of_flip, load_layer_extras
 
     if block.weights is None or loaded.w_gate is not None:
         raise CertificateError("the witness has biases the block does not")
@@ -440,7 +436,7 @@ def _check_file_witness_biases(witness: dict[str, Any], cert: Certificate, loade
     extras = load_layer_extras(replace(block, weights=replace(block.weights, file=Path(loaded.file).name)),
                                tuple(loaded.w_up.shape), base)
     m, d_in = loaded.w_up.shape
-    derivation = prove(replace(block, dim=d_in, width=m))
+    derivation = in_force().prove(replace(block, dim=d_in, width=m))
     c = derivation.condition_constant
     if c is None or not getattr(c, "is_Rational", False):
         raise CertificateError("the block's condition constant is not rational")
@@ -501,7 +497,7 @@ def _check_file_witness(witness: dict[str, Any], cert: Certificate, loaded: Any,
 def _check_inline_query(d: dict[str, Any], block: Any, verdict: str) -> str | None:
     """An inline block's witness, re-checked in exact rationals: the flip of the spec's weights over
     its index set, and ``W_down[:,S] W_up[S,:] = T`` with ``T = −M/(2c)`` re-derived from the spec."""
-    from .degenerate_verify import check_inline_degenerate, check_pair_witness, claims_theorem_d, is_theorem_d_witness
+    from .verify_degenerate import check_inline_degenerate, check_pair_witness, claims_theorem_d, is_theorem_d_witness
 
     if claims_theorem_d(d):  # Theorem D (any weights): its own witness and certificate, re-derived from the spec
         return check_inline_degenerate(d, block, verdict)
@@ -512,9 +508,8 @@ def _check_inline_query(d: dict[str, Any], block: Any, verdict: str) -> str | No
         return None  # no flip witness (a rank result, or another verdict): nothing verify can re-check
     import sympy as sp
 
-    from ..theory.prover import prove
     from ..theory.skips import skip_matrix
-    from .witness import flip_witness
+    from ..weights.witness import flip_witness
 
     if block.norm != "none":  # a post-norm block's question is its reduced block's (Lemma PN, post-RMSNorm)
         from ..theory.layers import reduced_block
@@ -529,7 +524,7 @@ def _check_inline_query(d: dict[str, Any], block: Any, verdict: str) -> str | No
     if not isinstance(s, list) or not all(isinstance(j, int) and not isinstance(j, bool) and 0 <= j < m for j in s) \
             or len(set(s)) != len(s):
         raise CertificateError("the witness's index set is not a set of units of the block")
-    derivation = prove(block)
+    derivation = in_force().prove(block)
     result = _library_result(derivation.decided_by)
     conclusion = result.conclusion if result is not None else None
     if conclusion is None or conclusion.concrete != "index-set" or conclusion.sufficient != "proved" \
@@ -561,7 +556,7 @@ def _check_inline_query(d: dict[str, Any], block: Any, verdict: str) -> str | No
             raise CertificateError(f"the witness's {what} is not the flip of the spec's weights over S")
     biased = any(v is not None for v in (block.b_up, block.b_down, block.b_gate))
     if biased or any(witness.get(k) is not None for k in ("b_up", "b_down", "b_gate")):
-        from .layers import biased_flip
+        from ..weights.layers import biased_flip
 
         if block.gated or not biased:
             raise CertificateError("the witness's biases are not those of the flip of the spec's block")

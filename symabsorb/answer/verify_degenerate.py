@@ -9,7 +9,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from .certify import CertificateError
+from ..weights.certify import CertificateError
+from .session import in_force
 
 __all__ = ["check_inline_degenerate", "check_pair_witness", "claims_theorem_d", "is_theorem_d_witness"]
 
@@ -19,12 +20,10 @@ MAX_ENTRY = 4000
 
 def claims_theorem_d(d: dict[str, Any]) -> bool:
     """Whether the report says Theorem D's procedure decided the query (re-derived before it is believed)."""
-    from ..theory.library import default_library
-
     rid = d.get("decided_by")
     if not isinstance(rid, str):
         return False
-    result = default_library().results.get(rid)
+    result = in_force().library.results.get(rid)
     return result is not None and result.conclusion.concrete == "degenerate"
 
 
@@ -46,9 +45,7 @@ def check_inline_degenerate(d: dict[str, Any], block: Any, verdict: str) -> str 
     outputs ``P·W_down``; post-RMSNorm: the block without the norm), exactly as the prover decides it; the
     verdict is re-derived by Theorem D's exact search on that block and must be the claimed one (referee of
     issue 30, F1/F2: the untransformed block was searched and the re-derived verdict never compared)."""
-    from ..theory.library import default_library
-    from ..theory.prover import derive
-    from .degenerate import _frac_rows, atoms_of, decide_width, same_function, sigma_at_zero_sign, sigma_kind
+    from ..weights.degenerate import _frac_rows, atoms_of, decide_width, same_function, sigma_at_zero_sign, sigma_kind
 
     if verdict not in ("absorbable", "not-absorbable"):
         return None
@@ -60,8 +57,9 @@ def check_inline_degenerate(d: dict[str, Any], block: Any, verdict: str) -> str 
         if isinstance(reduced, str):
             raise CertificateError(f"the block's question does not reduce: {reduced}")
         block = reduced
-    library = default_library()
-    proof = derive(block, library=library)
+    session = in_force()
+    library = session.library
+    proof = session.derive(block)
     result = library.results.get(proof.derivation.decided_by or "")
     if result is None or result.conclusion.concrete != "degenerate" or proof.attempt is None:
         raise CertificateError(f"the block's question is not decided by Theorem D's procedure (decided by "
@@ -114,7 +112,7 @@ def check_inline_degenerate(d: dict[str, Any], block: Any, verdict: str) -> str 
 def is_theorem_d_witness(d: dict[str, Any]) -> bool:
     """Whether the report's witness is a Theorem D construction (no index set: not a flip of units of B), e.g.
     the sufficient half of Theorem D used by Cor. D-sandwich; it is then checked by :func:`check_pair_witness`."""
-    from .degenerate import DESCRIPTION
+    from ..weights.degenerate import DESCRIPTION
 
     witness = d.get("witness")
     return isinstance(witness, dict) and witness.get("description") == DESCRIPTION
@@ -130,7 +128,7 @@ def check_pair_witness(d: dict[str, Any], block: Any, verdict: str) -> str:
     from ..theory.derivation import HypStatus
     from ..theory.hypotheses import check
     from ..theory.skips import skip_matrix
-    from .degenerate import _frac_rows, same_function, sigma_at_zero_sign
+    from ..weights.degenerate import _frac_rows, same_function, sigma_at_zero_sign
 
     if verdict != "absorbable":
         raise CertificateError(f"a Theorem D witness backs `absorbable`, not `{verdict}`")
@@ -192,7 +190,7 @@ def check_file_degenerate(d: dict[str, Any], raw_cert: dict[str, Any], block: An
     from ..theory.derivation import HypStatus
     from ..theory.hyp_width import line_module
     from ..theory.skips import skip_matrix
-    from .degenerate import _frac_rows, atoms_of, construct, decide_width, file_fractions, sigma_at_zero_sign
+    from ..weights.degenerate import _frac_rows, atoms_of, construct, decide_width, file_fractions, sigma_at_zero_sign
     from .verify import _bind, _load_weights, _opened_once
 
     if verdict not in ("absorbable", "not-absorbable"):

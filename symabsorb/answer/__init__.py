@@ -1,0 +1,11 @@
+"""The answer layer: every question to the prover and the concrete-weights layer goes through here.
+
+:class:`~.session.Session` holds what an answer depends on besides the question (the library in
+force and the run); :mod:`.types` holds the answers as data (:class:`~.types.QueryAnswer`,
+:class:`~.types.Report`), which :mod:`symabsorb.report` renders.
+"""
+
+from .session import AnswerContext, Session, answer, build_report, in_force
+from .types import QueryAnswer, Report
+
+__all__ = ["AnswerContext", "QueryAnswer", "Report", "Session", "answer", "build_report", "in_force"]

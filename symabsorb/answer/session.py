@@ -1,0 +1,263 @@
+"""The one door to the prover and the concrete-weights procedures: a :class:`Session`.
+
+A session (as pySMT's ``Environment``) holds what an answer depends on besides its question: the
+library in force (built-in results, plus a user's ``--theorems`` directories), the CPU seconds one
+fact may take, and where a block's ``weights:`` file is read from. Every question goes through it:
+``Session.answer(query)`` for a spec query, and :meth:`~Session.derive`, :meth:`~Session.classify`,
+:meth:`~Session.attempts`, :meth:`~Session.decide`, :meth:`~Session.decide_file`,
+:meth:`~Session.width`, :meth:`~Session.near` and :meth:`~Session.report` for the commands built on
+them (``classify``, ``catalog``, ``scan``, ``explore``, ``verify``, ``absorb --width``). Only this
+package imports the prover (:mod:`symabsorb.theory.prover`) and the procedures that refine a proof for
+concrete weights (:mod:`symabsorb.weights.concrete`); ``tests/test_layers.py`` enforces it.
+
+A block is proved once: a weights file's shapes are read first, so the block is proved with the sizes
+the file gives, then refined for the file's floats (exact dyadic rationals) or the spec's inline
+rationals; the width query builds on that derivation; a stack's blocks are decided one by one and
+their witnesses composed. :mod:`symabsorb.report` only renders what this layer returns.
+
+The command-wide state (its CPU budget, size limits, cache policy and the ledger of files read) is the
+run in force (:func:`symabsorb.context.current`), which every layer reads; a session does not copy it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from ..analysis.budget import DEFAULT_BUDGET
+from ..analysis.engine import analyze
+from ..errors import InternalError
+from ..model.activation import AnyActivation, GatedActivation
+from ..model.block import Block, ResolvedSpec, SpecQuery, Stack
+from ..theory.derivation import Derivation, DerivationStep, Verdict, Witness
+from ..theory.hypotheses import Subject
+from ..theory.library import Library
+from ..theory.proof import Attempt, Proof
+from ..theory.prover import attempts as _attempts
+from ..theory.prover import classify as _classify
+from ..theory.prover import derive as _derive
+from ..weights.concrete import refine_file, refine_inline
+from ..weights.decide import WITNESS_TOLERANCE, float_stack_error, format_index_set, stack_max_relative_error
+from ..weights.filedecide import FileDecision, WitnessCheckError, load_file_block
+from .types import QueryAnswer, Report
+
+__all__ = ["AnswerContext", "Session", "answer", "build_report", "in_force"]
+
+
+@dataclass(frozen=True)
+class Session:
+    """The library in force and what one answer may spend, for every question of a command.
+
+    ``library``: the results the prover may use (``symabsorb.library(theorems)`` at the API).
+    ``budget``: CPU seconds per fact (None: unlimited), under the run's command budget. ``base_dir``:
+    the directory a block's ``weights:`` file is read from (a spec's directory); None: file weights
+    are not read (a block is answered for arbitrary weights of its sizes).
+    """
+
+    library: Library
+    budget: float | None = DEFAULT_BUDGET
+    base_dir: str | None = None
+
+    def with_(self, **changes: Any) -> Session:
+        """This session with some fields changed (``budget=None``, ``base_dir=...``)."""
+        return replace(self, **changes)
+
+    @contextmanager
+    def installed(self) -> Iterator[Session]:
+        """Install this session for the code that runs inside (``verify``'s checkers read it with
+        :func:`in_force` rather than taking it through every call), as :func:`symabsorb.context.running`
+        installs a run."""
+        token = _IN_FORCE.set(self)
+        try:
+            yield self
+        finally:
+            _IN_FORCE.reset(token)
+
+    # ---- the prover: arbitrary weights of the target's sizes --------------------------------------
+
+    def derive(self, target: Block | Stack, query: str = "") -> Proof:
+        """The proof of ``target`` for arbitrary weights of its sizes, with the deciding attempt."""
+        return _derive(target, self.library, query, self.budget)
+
+    def prove(self, target: Block | Stack, query: str = "") -> Derivation:
+        """:meth:`derive`'s derivation."""
+        return self.derive(target, query).derivation
+
+    def classify(self, act: AnyActivation) -> Derivation:
+        """One block with identity skip, generic weights and symbolic sizes, for ``act``."""
+        return _classify(act, self.library, self.budget)
+
+    def attempts(self, block: Block, stop_at_failure: bool = True) -> list[Attempt]:
+        """Every candidate result for ``block``, each with its hypothesis checks (all of them with
+        ``stop_at_failure=False``)."""
+        return _attempts(Subject(block=block, budget=self.budget, library=self.library), self.library,
+                         stop_at_failure)
+
+    # ---- concrete weights: proved once, refined -------------------------------------------------
+
+    def decide_file(self, block: Block, base_dir: str | Path | None = None, query: str = "") -> FileDecision:
+        """Read ``block``'s weights file (from ``base_dir``, else the session's), prove the block once
+        with the file's sizes, refine the proof for the file's weights."""
+        fb = load_file_block(block, Path(base_dir if base_dir is not None else self.base_dir or "."))
+        return refine_file(_derive(fb.concrete, self.library, query, self.budget), fb, self.library)
+
+    def decide(self, target: Block | Stack, query: str = "", *, fd: bool = True) -> Derivation:
+        """``target`` proved once and decided for its weights: a file's when it names one and the
+        session has a ``base_dir`` (the file's derivation is proved with the query left to its
+        default), else inline ones; without weights, the derivation for arbitrary weights. ``fd``:
+        whether a deep stack may be decided by Theorem FD's certificate (``verify`` re-checks that
+        certificate from the report's own points instead)."""
+        if isinstance(target, Block) and target.weights is not None and self.base_dir is not None:
+            return self.decide_file(target).derivation
+        proof = self.derive(target, query)
+        if isinstance(target, Block):
+            return refine_inline(proof, self.library)
+        # a stack of one block is proved as that block; its condition is left to the composition below
+        composed = self._compose(target, refine_inline(proof, self.library, index_set=False))
+        from ..weights.deepdecide import refine_deep  # deep stacks, MATH Part III: Theorems 1D, FA, FD
+
+        return refine_deep(target, composed, self.library, fd=fd)  # type: ignore[no-any-return]
+
+    def _compose(self, target: Stack, derivation: Derivation) -> Derivation:
+        """A stack whose every block has weights: each block decided on its own (proved once), and,
+        when every one is absorbable, the composition of their witnesses (cites the result providing
+        ``composition``); else ``derivation`` unchanged."""
+        base_dir = self.base_dir
+        concrete = all(b.has_inline_weights or (b.weights is not None and base_dir is not None)
+                       for b in target.blocks)
+        if not concrete or not isinstance(target.repeat, int):
+            return derivation
+        library = self.library
+        per_block = []
+        originals: list[tuple[Any, Any, Any]] = []
+        for b in target.blocks:
+            if b.has_inline_weights:
+                per_block.append(refine_inline(_derive(b, library), library))
+                originals.append((b.w_up, b.w_down, b.w_gate))
+            else:
+                decision = self.decide_file(b)
+                per_block.append(decision.derivation)
+                originals.append((decision.weights.w_up, decision.weights.w_down, decision.weights.w_gate))
+        if not all(d.verdict is Verdict.ABSORBABLE and d.witness is not None for d in per_block):
+            return derivation
+        layers = tuple(d.witness for d in per_block if d.witness is not None)
+        steps = [*derivation.steps[:1]]
+        for b, d in zip(target.blocks, per_block, strict=True):
+            shown = (d.witness.description if d.witness is not None and d.witness.description  # not a flip (Thm D)
+                     else f"$S = {format_index_set(d.witness.index_set)}$")  # type: ignore[union-attr]
+            steps.append(DerivationStep(f"Block `{b.name}` is absorbable with these weights by [{d.decided_by}] "
+                                        f"(witness {shown}).", (d.decided_by or "",), kind="argument"))
+        if all(b.has_inline_weights for b in target.blocks):
+            error = stack_max_relative_error(target, layers)
+            how = "50 random points, 40 digits"
+        else:
+            error = float_stack_error(target, originals, layers)
+            how = "1,000 random points, float64"
+        if not error <= WITNESS_TOLERANCE:
+            raise WitnessCheckError(f"the composed witnesses of `{target.name}` fail their numeric check (max "
+                                    f"relative error {error:.3g} > {WITNESS_TOLERANCE:g}); no verdict is given")
+        composition = library.provider("composition")
+        steps.append(DerivationStep(f"By [{composition}], composing the block witnesses absorbs the whole stack "
+                                    f"(checked numerically: max relative error {error:.2e} at {how}).",
+                                    (composition,), kind="conclusion"))
+        return replace(derivation, verdict=Verdict.ABSORBABLE, scope="these weights", decided_by=composition,
+                       source=library.get(composition).source, steps=tuple(steps),
+                       witness=Witness((), None, None, None, f"every block's witness verified; the composition: max "
+                                       f"relative error {error:.2e}", layers),
+                       cited=tuple(dict.fromkeys([*derivation.cited, composition,
+                                                  *(d.decided_by or "" for d in per_block)])))
+
+    # ---- what builds on a decision -------------------------------------------------------------
+
+    def width(self, block: Block, query: str) -> Derivation:
+        """The answer to ``width NAME``: the proved bounds on the minimal width ``w*``."""
+        from ..weights.width import width_derivation
+
+        base = self.decide(block, f"absorb {block.name}")
+        return width_derivation(block, base, query, self.library, self.budget, self.base_dir)
+
+    def width_witness(self, block: Block, width: int) -> tuple[Witness | None, str]:
+        """Residual-free weights of width ``width`` equal to ``block`` (``absorb --width``), or None
+        with the reason."""
+        from ..weights.width import width_witness
+
+        base = self.decide(block, f"absorb {block.name}")
+        return width_witness(block, base, width, self.library, self.budget, self.base_dir)
+
+    def near(self, block: Block, derivation: Derivation, eps: float) -> Derivation:
+        """``derivation`` with the near-witness step (``--near EPS``) when it applies; verdict unchanged."""
+        from ..weights.near import near_derivation
+
+        return near_derivation(block, derivation, self.library, eps, self.base_dir or ".")
+
+    # ---- queries and reports -------------------------------------------------------------------
+
+    def answer(self, q: SpecQuery) -> QueryAnswer:
+        """The answer to ``q``: a derivation (absorb, width, classify) or the activation's facts."""
+        target = q.target
+        if q.kind == "absorb":
+            assert isinstance(target, (Block, Stack))
+            return QueryAnswer(q.text, "absorb", derivation=self.decide(target, q.text))
+        if q.kind == "width":
+            assert isinstance(target, Block)
+            return QueryAnswer(q.text, "width", derivation=self.width(target, q.text))
+        assert not isinstance(target, (Block, Stack))
+        if q.kind == "classify":
+            return QueryAnswer(q.text, "classify", derivation=self.classify(target), activation=target)
+        order = q.order if q.kind == "series" and q.order is not None else 8
+        act = target.gate if isinstance(target, GatedActivation) and q.kind != "facts" else target
+        return QueryAnswer(q.text, q.kind, facts=analyze(act, order=order, budget=self.budget), activation=act,
+                           order=order)
+
+    def report(self, spec: ResolvedSpec, text: str,
+               progress: Callable[[int, int, str], None] | None = None) -> Report:
+        """Every query of ``spec`` answered (weight files read next to the spec), as a :class:`Report`."""
+        session = self.with_(base_dir=os.path.dirname(spec.path) or ".")
+        answers = []
+        total = len(spec.queries)
+        for i, q in enumerate(spec.queries):
+            if progress is not None:
+                progress(i, total, q.text)
+            answers.append(session.answer(q))
+        if progress is not None:
+            progress(total, total, "")
+        name = os.path.basename(spec.path)
+        return Report(f"symabsorb report: {name}", spec.path, text, tuple(answers), self.library)
+
+
+_IN_FORCE: ContextVar[Session | None] = ContextVar("symabsorb_session", default=None)
+
+
+def in_force() -> Session:
+    """The session installed by :meth:`Session.installed`; there is no silent default (a caller that
+    installs none has no library in force, a bug)."""
+    session = _IN_FORCE.get()
+    if session is None:
+        raise InternalError("no symabsorb session is installed: answer through Session.installed()")
+    return session
+
+
+@dataclass(frozen=True)
+class AnswerContext:
+    """Where a block's weights file is read from and the CPU seconds per fact (a :class:`Session`'s
+    fields besides the library, for :func:`answer`)."""
+
+    base_dir: str | None = None
+    budget: float | None = DEFAULT_BUDGET
+
+
+def answer(q: SpecQuery, library: Library, context: AnswerContext | None = None) -> QueryAnswer:
+    """``Session(library, context.budget, context.base_dir).answer(q)``."""
+    context = context or AnswerContext()
+    return Session(library, context.budget, context.base_dir).answer(q)
+
+
+def build_report(spec: ResolvedSpec, text: str, library: Library, budget: float | None = DEFAULT_BUDGET,
+                 progress: Callable[[int, int, str], None] | None = None) -> Report:
+    """``Session(library, budget).report(spec, text, progress)``."""
+    return Session(library, budget).report(spec, text, progress)
