@@ -131,15 +131,17 @@ def _check_format(fmt: object, fragment: object = False, color: object = False, 
                   choices: Sequence[str] | None = None) -> str:
     """The canonical format name, or :class:`~symabsorb.errors.ArgumentError` naming the choices."""
     from .errors import ArgumentError, check_type, describe_argument
-    from .report.render import FORMATS
+    from .report.formats import RENDERERS, UnknownFormat
 
-    check_type("fmt", fmt, str, "a format name: " + ", ".join(choices or ("md", "html", "tex", "json", "terminal",
-                                                                            "text")))
+    names = tuple(choices or RENDERERS.names("report"))  # the renderers' own table
+    check_type("fmt", fmt, str, "a format name: " + ", ".join(names))
     assert isinstance(fmt, str)
-    key = FORMATS.get(fmt.lower().lstrip("."))
-    if key is None or (choices is not None and key not in choices):
-        raise ArgumentError(f"{describe_argument('fmt', fmt)}: expected one of "
-                            + ", ".join(choices or ("md", "html", "tex", "json", "terminal", "text")))
+    try:
+        key = RENDERERS.normalize(fmt, "report")
+    except UnknownFormat:
+        key = None
+    if key is None or key not in names:
+        raise ArgumentError(f"{describe_argument('fmt', fmt)}: expected one of " + ", ".join(names))
     _check_flag("fragment", fragment)
     _check_flag("color", color)
     check_type("width", width, int, "a number of columns (an int, e.g. 100)")

@@ -15,9 +15,26 @@ from .report.escape import json_safe
 
 __all__ = ["build_parser", "entry", "main"]
 
-FORMATS = {"md": "md", "markdown": "md", "html": "html", "htm": "html", "tex": "tex", "latex": "tex", "json": "json",
-           "terminal": "terminal", "text": "text", "txt": "text"}
-# (the renderers' own table, symabsorb.report.render.FORMATS: tests/test_cli_api.py ties the two)
+
+
+class FormatNames:
+    """``--format``'s choices: the renderers' one table (:mod:`symabsorb.report.formats`), read only
+    when argparse checks a value or prints a command's help, so building the parser imports no
+    renderer. Accepts every name and alias; lists the canonical names."""
+
+    def __init__(self, kind: str = "report") -> None:
+        self.kind = kind
+
+    def _table(self) -> Any:
+        from .report.formats import RENDERERS
+
+        return RENDERERS
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name in self._table().spellings(self.kind)
+
+    def __iter__(self) -> Any:
+        return iter(self._table().names(self.kind))
 
 
 EXIT_OK, EXIT_NEGATIVE, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
@@ -264,7 +281,9 @@ def cmd_classify(args: argparse.Namespace) -> int:
 
 def _chosen_format(name: str) -> str:
     """``--format NAME`` as the renderers call it; ``terminal`` is plain text unless stdout is a terminal."""
-    fmt = FORMATS[name]
+    from .report.formats import RENDERERS
+
+    fmt = RENDERERS.normalize(name)
     return "text" if fmt == "terminal" and not sys.stdout.isatty() else fmt
 
 
@@ -311,14 +330,16 @@ def cmd_graph(args: argparse.Namespace) -> int:
 
 
 def _format_for(args: argparse.Namespace) -> str:
+    from .report.formats import RENDERERS, UnknownFormat
+
     if args.format:
-        return FORMATS[args.format]
+        return RENDERERS.normalize(args.format)
     if args.output and not _output_is_dir(args):
-        suffix = Path(args.output).suffix.lstrip(".").lower()
-        if suffix not in FORMATS or FORMATS[suffix] in ("terminal", "text"):
+        try:  # a file suffix names a format of the renderers' table (.md, .html...); terminal/text have none
+            return RENDERERS.by_suffix(Path(args.output).suffix).name
+        except UnknownFormat:
             raise UsageError(f"cannot tell the format of `{args.output}` from its extension; use --format "
-                             "md|html|tex|json")
-        return FORMATS[suffix]
+                             + "|".join(f.name for f in RENDERERS if "report" in f.entries and f.suffixes)) from None
     if args.output:
         return "md"
     return "terminal"
@@ -477,8 +498,8 @@ def _option_groups() -> dict[str, argparse.ArgumentParser]:
     specs = argparse.ArgumentParser(add_help=False)
     specs.add_argument("spec", nargs="+", metavar="SPEC", help="a .absorb file, a glob, or - for standard input")
     report_format = argparse.ArgumentParser(add_help=False)
-    report_format.add_argument("--format", choices=REPORT_FORMATS, metavar="FORMAT",
-                               help="md, html, tex, json, terminal or text (default: from -o, else the terminal)")
+    report_format.add_argument("--format", choices=FormatNames(), metavar="FORMAT",
+                               help="%(choices)s (default: from -o, else the terminal)")
     cluster = argparse.ArgumentParser(add_help=False)
     group = cluster.add_argument_group("where cases run")
     group.add_argument("--scheduler", metavar="ADDRESS", help="a running Dask scheduler (tcp://host:8786); default: "
@@ -498,11 +519,6 @@ def _option_groups() -> dict[str, argparse.ArgumentParser]:
             "gated": _flag("--gated", "EXPR is the gate g of a gated unit g(W_gate x) * (W_up x)"),
             "strict": _flag("--strict", "exit 1 when a verdict stays open"),
             "json": _flag("--json", "print JSON (docs/facts-json.md, docs/classify-json.md)")}
-
-
-#: Format names accepted by --format (the renderers' table, symabsorb.report.render.FORMATS, without
-#: importing it: `symabsorb --help` stays fast; tests/test_cli_api.py ties the two).
-REPORT_FORMATS = ("md", "markdown", "html", "htm", "tex", "latex", "json", "terminal", "text", "txt")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -705,13 +721,19 @@ def cmd_explore(args: argparse.Namespace) -> int:
 
 def cmd_scan(args: argparse.Namespace) -> int:
     from . import api
-    from .report.scantable import SCAN_FORMATS, render_scan_table, scan_table
+    from .report.formats import RENDERERS, UnknownFormat
+    from .report.scantable import render_scan_table, scan_table
 
     if not Path(args.dir).is_dir():
         raise UsageError(f"`{args.dir}` is not a directory")
-    if args.output and Path(args.output).suffix.lower() not in SCAN_FORMATS:
-        raise UsageError(f"cannot write the scan table to `{args.output}`: use a .md, .tex or .csv file "
-                         "(--json FILE for JSON)")
+    table_format = None
+    if args.output:
+        try:  # the scan table's formats: those of the renderers' table with a scan entry
+            table_format = RENDERERS.by_suffix(Path(args.output).suffix, "scan").name
+        except UnknownFormat:
+            suffixes = [f.suffixes[0] for f in RENDERERS if "scan" in f.entries and f.suffixes]
+            raise UsageError(f"cannot write the scan table to `{args.output}`: use a " + ", ".join(suffixes[:-1])
+                             + f" or {suffixes[-1]} file (--json FILE for JSON)") from None
     runner = _executor(args, local=True)
     progress = _phase_progress()
     try:
@@ -723,9 +745,8 @@ def cmd_scan(args: argparse.Namespace) -> int:
     sys.stdout.write(scan_table(result.layers, result.skipped, _width()))
     if args.json:
         _write_atomic(Path(args.json), result.render("json", beside=Path(args.json).absolute().parent))
-    if args.output:
-        fmt = SCAN_FORMATS[Path(args.output).suffix.lower()]
-        _write_atomic(Path(args.output), render_scan_table(result.layers, result.skipped, fmt))
+    if args.output and table_format is not None:
+        _write_atomic(Path(args.output), render_scan_table(result.layers, result.skipped, table_format))
     return EXIT_NEGATIVE if result.skipped else EXIT_OK  # a file, a layer group or a layer was skipped
 
 

@@ -28,6 +28,7 @@ __all__ = [
     "blueprint_status",
     "candidate_groups",
     "citation_text",
+    "cited_and_tried",
     "facts_rows",
     "has_index_set",
     "math_parts",
@@ -355,3 +356,14 @@ def facts_rows(f: ActivationFacts) -> list[tuple[str, Evidence, str]]:
         rows.append(("gate flip g(z)+g(−z) = 2g(0)", f.gate.evidence,
                      f"g(0) = {plain_expr(f.gate.value_at_0)}, flip symmetric: {f.gate.flip_symmetric}"))
     return rows
+
+
+def cited_and_tried(answer: Any, library: Library) -> tuple[list[str], list[str]]:
+    """For one answer shown alone: the results its steps cite (stated in full), then the candidates it
+    only tried (linked from its table: listed too, folded away), each in library order."""
+    d = answer.derivation
+    ids = set() if d is None else ({rid for step in d.steps for rid in step.cites} | set(d.cited)
+                                    | ({d.decided_by} if d.decided_by else set()))
+    cited = [rid for rid in sorted(library.results) if rid in ids]
+    tried = [rid for rid in Report("", "", "", (answer,), library).cited() if rid not in cited]
+    return cited, tried

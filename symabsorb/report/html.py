@@ -18,6 +18,7 @@ from .common import (
     blocking_reason,
     candidate_groups,
     citation_text,
+    cited_and_tried,
     facts_rows,
     has_index_set,
     shown_source,
@@ -28,12 +29,14 @@ from .common import (
 )
 from .escape import html_math
 from .escape import html_text as escape  # the one HTML escaper (symabsorb.report.escape)
+from .formats import RenderOptions, renderer
 from .graphpage import report_graph_widget
 from .plainmath import prose, tidy
 from .plots import activation_svg, has_taylor_curve, report_activations
 from .svggraph import graph_svg, legend_svg
 
-__all__ = ["HtmlRenderer", "html_fragment", "html_page", "render_html", "render_html_summary", "scoped_css", "scoped_ids"]
+__all__ = ["HtmlRenderer", "html_fragment", "html_page", "render_answer_html", "render_html", "render_html_summary",
+           "scoped_css", "scoped_ids"]
 
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;max-width:62rem;margin:2rem auto;padding:0 1rem;
@@ -275,7 +278,8 @@ def html_fragment(body: str) -> str:
     return f'<div class="{SCOPE}"><style>{scoped_css()}</style>{scoped_ids(body)}</div>\n'
 
 
-def render_html_summary(report: Report) -> str:
+@renderer("html", kind="summary")
+def render_html_summary(report: Report, opts: RenderOptions | None = None) -> str:
     """A notebook's view of a report: one table row per query (verdict, deciding result, condition),
     each derivation folded in a ``<details>``, the references (label and title) folded too; a
     fragment with scoped CSS and ids (:func:`html_fragment`)."""
@@ -295,7 +299,22 @@ def render_html_summary(report: Report) -> str:
     return html_fragment(body)
 
 
-def render_html(report: Report, fragment: bool = False) -> str:
-    """The report as a standalone page, or with ``fragment`` as an embeddable ``<div>`` (notebooks)."""
+@renderer("html", suffixes=(".html", ".htm"))
+def render_html(report: Report, opts: RenderOptions | None = None) -> str:
+    """The report as a standalone page, or with ``opts.fragment`` as an embeddable ``<div>`` (notebooks)."""
+    fragment = opts is not None and opts.fragment
     body = HtmlRenderer(report.library, interactive=not fragment).render(report)
     return html_fragment(body) if fragment else html_page(report.title, body)
+
+
+@renderer("html", kind="answer")
+def render_answer_html(answer: QueryAnswer, library: Library, opts: RenderOptions | None = None) -> str:
+    """One answer with the results it cites, then the ones it only tried (folded); a fragment unless
+    ``opts.fragment`` is false (then a page)."""
+    cited, tried = cited_and_tried(answer, library)
+    renderer_ = HtmlRenderer(library)
+    body = (f"<p><strong><code>{escape(answer.query)}</code></strong></p>" + renderer_.render(answer)
+            + "".join(renderer_.reference(rid) for rid in cited)
+            + (f"<details><summary>Other results tried ({len(tried)})</summary>"
+               + "".join(renderer_.reference(rid) for rid in tried) + "</details>" if tried else ""))
+    return html_fragment(body) if opts is None or opts.fragment else html_page(answer.query, body)

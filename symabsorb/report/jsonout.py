@@ -11,8 +11,9 @@ from ..analysis.serialize import facts_to_dict
 from ..answer.types import QueryAnswer, Report
 from ..theory.serialize import derivation_to_dict, graph_to_dict
 from .escape import json_safe
+from .formats import RenderOptions, renderer
 
-__all__ = ["SCHEMA_VERSION", "render_json", "report_to_dict", "schema"]
+__all__ = ["SCHEMA_VERSION", "answer_to_dict", "render_answer_json", "render_json", "report_to_dict", "schema"]
 
 SCHEMA_VERSION = "1.1"  # 1.1: scope "nondegenerate weights", degenerate_case
 
@@ -46,8 +47,14 @@ def report_to_dict(report: Report) -> dict[str, Any]:
     }
 
 
-def render_json(report: Report) -> str:
+@renderer("json", suffixes=(".json",))
+def render_json(report: Report, opts: RenderOptions | None = None) -> str:
     return json_safe(json.dumps(report_to_dict(report), indent=2, ensure_ascii=False, sort_keys=False)) + "\n"
+
+
+@renderer("json", kind="answer")
+def render_answer_json(answer: QueryAnswer, library: Any = None, opts: RenderOptions | None = None) -> str:
+    return json_safe(json.dumps(answer_to_dict(answer), indent=2, ensure_ascii=False)) + "\n"
 
 
 def schema() -> dict[str, Any]:

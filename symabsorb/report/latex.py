@@ -32,9 +32,11 @@ from .common import (
     verdict_word,
 )
 from .escape import is_safe_math, latex_math, latex_text
+from .formats import RenderOptions, renderer
 from .plainmath import prose, tidy
 
-__all__ = ["PREAMBLE", "LatexRenderer", "activation_figures", "graph_tikz", "latex_prose", "render_latex", "result_name"]
+__all__ = ["PREAMBLE", "LatexRenderer", "activation_figures", "graph_tikz", "latex_prose", "render_answer_latex",
+           "render_latex", "result_name"]
 
 ENVIRONMENTS = {"theorem": "theorem", "lemma": "lemma", "proposition": "proposition", "corollary": "corollary",
                 "definition": "definition", "open-problem": "problem"}
@@ -469,15 +471,25 @@ class LatexRenderer:
         return lines
 
 
-def render_latex(report: Report, fragment: bool = False) -> str:
+@renderer("tex", aliases=("latex",), suffixes=(".tex", ".latex"))
+def render_latex(report: Report, opts: RenderOptions | None = None) -> str:
+    """A standalone document, or with ``opts.fragment`` a body to paste into a paper."""
     body = LatexRenderer(report.library).render(report)
-    if fragment:
+    if opts is not None and opts.fragment:
         head = ["% symabsorb fragment: paste into a document whose preamble has", *("%   " + line for line in
                 PREAMBLE.strip().splitlines())]
         return "\n".join(head + body) + "\n"
     return "\n".join(["\\documentclass[11pt]{article}", PREAMBLE.strip(), "\\usepackage[margin=2.2cm]{geometry}",
                       f"\\title{{{escape_text(report.title)}}}", "\\date{}", "\\begin{document}", "\\maketitle",
                       *body, "\\end{document}"]) + "\n"
+
+
+@renderer("tex", kind="answer")
+def render_answer_latex(answer: QueryAnswer, library: Library, opts: RenderOptions | None = None) -> str:
+    """One answer, after the environment of every result it cites or tried (each is cited with ``\\ref``)."""
+    renderer_ = LatexRenderer(library)
+    lines = renderer_.references(Report("", "", "", (answer,), library).cited()) + renderer_.render(answer)
+    return "\n".join(lines) + "\n"
 
 
 # ---- a leanblueprint chapter: `symabsorb graph --format blueprint` ---------------------------------

@@ -18,6 +18,7 @@ from .common import (
     blocking_reason,
     candidate_groups,
     citation_text,
+    cited_and_tried,
     facts_rows,
     has_index_set,
     node_id,
@@ -28,9 +29,11 @@ from .common import (
     verdict_word,
 )
 from .escape import markdown_code, markdown_fence, markdown_math, markdown_text, mermaid_text
+from .formats import RenderOptions, renderer
 from .plainmath import prose, tidy
 
-__all__ = ["MarkdownRenderer", "mermaid", "render_derivation_markdown", "render_markdown", "render_markdown_summary"]
+__all__ = ["MarkdownRenderer", "mermaid", "render_answer_markdown", "render_derivation_markdown", "render_markdown",
+           "render_markdown_summary"]
 
 
 def _math(e: sp.Basic) -> str:
@@ -221,7 +224,8 @@ def mermaid(report: Report) -> list[str]:
     return lines
 
 
-def render_markdown_summary(report: Report) -> str:
+@renderer("md", kind="summary")
+def render_markdown_summary(report: Report, opts: RenderOptions | None = None) -> str:
     """A notebook's Markdown view of a report: the summary table, each derivation folded."""
     r = MarkdownRenderer(report.library)
     lines = [f"**{markdown_text(report.title)}** ({markdown_code(report.spec_path)})", "", *r.summary(report)]
@@ -230,8 +234,32 @@ def render_markdown_summary(report: Report) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_markdown(report: Report) -> str:
+@renderer("md", aliases=("markdown",), suffixes=(".md", ".markdown"))
+def render_markdown(report: Report, opts: RenderOptions | None = None) -> str:
     return "\n".join(MarkdownRenderer(report.library).render(report)).rstrip("\n") + "\n"
+
+
+@renderer("md", kind="answer")
+def render_answer_markdown(answer: QueryAnswer, library: Library, opts: RenderOptions | None = None) -> str:
+    """One answer with the results it cites, then the ones it only tried (folded)."""
+    cited, tried = cited_and_tried(answer, library)
+
+    def entry(rid: str) -> list[str]:
+        r = library.results[rid]
+        return [f'<a id="ref-{rid}"></a>', f"- **{markdown_text(r.label)}** — {markdown_text(r.title)} "
+                f"(*{markdown_text(shown_source(r))}*: {markdown_text(citation_text(r))}).", ""]
+
+    lines = MarkdownRenderer(library).render(answer)
+    if cited:
+        lines += ["", "**Results cited**", ""]
+        for rid in cited:
+            lines += entry(rid)
+    if tried:
+        lines += ["<details><summary>Other results tried</summary>", ""]
+        for rid in tried:
+            lines += entry(rid)
+        lines += ["</details>"]
+    return "\n".join(lines).rstrip("\n") + "\n"
 
 
 def render_derivation_markdown(d: Derivation, library: Library) -> str:

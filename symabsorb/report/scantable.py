@@ -13,10 +13,9 @@ from typing import Any
 
 from ..untrusted import nfc_twins, visible
 from .escape import latex_text, markdown_text, terminal_text
+from .formats import RENDERERS, RenderOptions, renderer
 
-__all__ = ["LEGEND", "SCAN_FORMATS", "render_scan_table", "scan_rows", "scan_table"]
-
-SCAN_FORMATS = {".md": "md", ".tex": "tex", ".csv": "csv"}
+__all__ = ["LEGEND", "render_scan_table", "scan_csv", "scan_latex", "scan_markdown", "scan_rows", "scan_table"]
 
 #: what the distance columns mean (printed under every table)
 LEGEND = ("distance: the certified lower bound on min_S ‖W_down[:,S] W_up[S,:] − T‖_F, T the criterion's "
@@ -168,30 +167,42 @@ def _csv_cell(text: str) -> str:
 
 
 def render_scan_table(records: Sequence[dict[str, Any]], skipped: Sequence[tuple[str, str]], fmt: str) -> str:
-    """The scan table as a file: ``md`` (a GitHub table, every cell inert), ``tex`` (a tabular to
-    ``\\input``, every cell escaped) or ``csv`` (quoted, formula-injection safe)."""
+    """The scan table as a file in ``fmt``: any format with a ``scan`` renderer (:mod:`.formats`):
+    ``md`` (a GitHub table, every cell inert), ``tex`` (a tabular to ``\\input``, every cell escaped)
+    or ``csv`` (quoted, formula-injection safe)."""
+    return RENDERERS.render("scan", fmt, records, skipped)
+
+
+@renderer("csv", kind="scan", suffixes=(".csv",))
+def scan_csv(records: Sequence[dict[str, Any]], skipped: Sequence[tuple[str, str]], opts: RenderOptions) -> str:
     rows = scan_rows(records)
-    if fmt == "csv":
-        buf = io.StringIO()
-        writer = csv.writer(buf, quoting=csv.QUOTE_ALL, lineterminator="\n")
-        writer.writerow([*_FILE_COLUMNS, "note"])
-        for row in rows:
-            writer.writerow([_csv_cell(terminal_text(c)) for c in [*_file_cells(row), row["note"]]])
-        return buf.getvalue()
-    if fmt == "md":
-        out = ["| " + " | ".join(_FILE_COLUMNS) + " |", "|" + "---|" * len(_FILE_COLUMNS)]
-        out += ["| " + " | ".join(markdown_text(c) for c in _file_cells(row)) + " |" for row in rows]
-        notes = [f"- {markdown_text(row['path'] + ':' + row['layer'])}: {markdown_text(row['note'])}"
-                 for row in rows if row["note"]]
-        out += ["", markdown_text(LEGEND)] + (["", *notes] if notes else [])
-        out += [f"- skipped {markdown_text(path)}: {markdown_text(why)}" for path, why in _skipped(skipped)]
-        return "\n".join(out) + "\n"
-    if fmt == "tex":
-        out = ["% symabsorb scan table: needs \\usepackage{booktabs}",
-               "\\begin{tabular}{" + "l" * 6 + "l" + "r" * 3 + "}", "\\toprule", _TEX_HEADER + " \\\\", "\\midrule"]
-        out += [" & ".join(_tex(c) for c in _file_cells(row)) + " \\\\" for row in rows]
-        out += ["\\bottomrule", "\\end{tabular}", "", _TEX_LEGEND]
-        out += [_tex(f"{row['path']}:{row['layer']}: {row['note']}") + "\\par" for row in rows if row["note"]]
-        out += [_tex(f"skipped {path}: {why}") + "\\par" for path, why in _skipped(skipped)]
-        return "\n".join(out) + "\n"
-    raise ValueError(f"unknown scan table format {fmt!r}")
+    buf = io.StringIO()
+    writer = csv.writer(buf, quoting=csv.QUOTE_ALL, lineterminator="\n")
+    writer.writerow([*_FILE_COLUMNS, "note"])
+    for row in rows:
+        writer.writerow([_csv_cell(terminal_text(c)) for c in [*_file_cells(row), row["note"]]])
+    return buf.getvalue()
+
+
+@renderer("md", kind="scan")
+def scan_markdown(records: Sequence[dict[str, Any]], skipped: Sequence[tuple[str, str]], opts: RenderOptions) -> str:
+    rows = scan_rows(records)
+    out = ["| " + " | ".join(_FILE_COLUMNS) + " |", "|" + "---|" * len(_FILE_COLUMNS)]
+    out += ["| " + " | ".join(markdown_text(c) for c in _file_cells(row)) + " |" for row in rows]
+    notes = [f"- {markdown_text(row['path'] + ':' + row['layer'])}: {markdown_text(row['note'])}"
+             for row in rows if row["note"]]
+    out += ["", markdown_text(LEGEND)] + (["", *notes] if notes else [])
+    out += [f"- skipped {markdown_text(path)}: {markdown_text(why)}" for path, why in _skipped(skipped)]
+    return "\n".join(out) + "\n"
+
+
+@renderer("tex", kind="scan")
+def scan_latex(records: Sequence[dict[str, Any]], skipped: Sequence[tuple[str, str]], opts: RenderOptions) -> str:
+    rows = scan_rows(records)
+    out = ["% symabsorb scan table: needs \\usepackage{booktabs}",
+           "\\begin{tabular}{" + "l" * 6 + "l" + "r" * 3 + "}", "\\toprule", _TEX_HEADER + " \\\\", "\\midrule"]
+    out += [" & ".join(_tex(c) for c in _file_cells(row)) + " \\\\" for row in rows]
+    out += ["\\bottomrule", "\\end{tabular}", "", _TEX_LEGEND]
+    out += [_tex(f"{row['path']}:{row['layer']}: {row['note']}") + "\\par" for row in rows if row["note"]]
+    out += [_tex(f"skipped {path}: {why}") + "\\par" for path, why in _skipped(skipped)]
+    return "\n".join(out) + "\n"

@@ -29,6 +29,7 @@ from .common import (
     verdict_word,
 )
 from .escape import terminal_text
+from .formats import RenderOptions, renderer
 from .plainmath import plain_expr, plain_math, prose
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
     from ..model.block import ResolvedSpec
 
 __all__ = ["VERDICT_STYLE", "catalog_table", "exploration_summary", "facts_table", "plain_math", "render_answer_terminal",
-           "render_terminal", "scan_table", "spec_listing", "verification_text"]
+           "render_terminal", "scan_table", "spec_listing", "terminal_answer", "terminal_report", "verification_text"]
 
 VERDICT_STYLE = {Verdict.IMPOSSIBLE: "bold red", Verdict.CONDITIONAL: "bold yellow", Verdict.ABSORBABLE: "bold green",
                  Verdict.NOT_ABSORBABLE: "bold magenta", Verdict.OPEN: "bold cyan"}
@@ -164,6 +165,22 @@ def render_terminal(report: Report, width: int = 110, color: bool = True, plain:
         return summary
     return summary + "".join("\n" + render_answer_terminal(a, report.library, width, color, plain, verbose=True)
                              for a in report.answers)
+
+
+@renderer("text", aliases=("txt",))
+@renderer("terminal")
+def terminal_report(report: Report, opts: RenderOptions) -> str:
+    """``terminal`` (``rich``, in colour when asked) or ``text`` (plain): :func:`render_terminal`."""
+    return render_terminal(report, width=opts.width, color=opts.color and opts.format == "terminal",
+                           plain=opts.format == "text", verbose=opts.verbose)
+
+
+@renderer("text", kind="answer")
+@renderer("terminal", kind="answer")
+def terminal_answer(answer: QueryAnswer, library: Library, opts: RenderOptions) -> str:
+    """One answer for ``terminal`` or ``text``: :func:`render_answer_terminal`."""
+    return render_answer_terminal(answer, library, width=opts.width, color=opts.color and opts.format == "terminal",
+                                  plain=opts.format == "text", verbose=opts.verbose)
 
 
 def _summary_table(report: Report, width: int, color: bool, plain: bool) -> str:
