@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from .. import __version__
 from ..analysis.serialize import facts_to_dict
 from ..answer.types import QueryAnswer, Report
+from ..theory.library import Library
 from ..theory.serialize import derivation_to_dict, graph_to_dict
+from .common import shown_source
 from .escape import json_safe
 from .formats import RenderOptions, renderer
 
-__all__ = ["SCHEMA_VERSION", "answer_to_dict", "render_answer_json", "render_json", "report_to_dict", "schema"]
+__all__ = ["SCHEMA_VERSION", "answer_to_dict", "library_fingerprint", "render_answer_json", "render_json", "report_to_dict",
+           "schema"]
 
 SCHEMA_VERSION = "1.1"  # 1.1: scope "nondegenerate weights", degenerate_case
 
@@ -32,18 +37,37 @@ def answer_to_dict(a: QueryAnswer) -> dict[str, Any]:
     return out
 
 
+def library_fingerprint(library: Library) -> dict[str, Any]:
+    """Which library a report was proved with: how many results, the ids shown as the user's (loaded
+    from a ``--theorems`` directory), and a SHA-256 over every result's id and the bytes of its file,
+    so two reports can be told to come from the same library (or not)."""
+    digest = hashlib.sha256()
+    for rid in sorted(library.results):
+        try:
+            data = Path(library.results[rid].file).read_bytes()
+        except (OSError, ValueError):
+            data = b""
+        digest.update(rid.encode("utf-8") + b"\0" + hashlib.sha256(data).digest())
+    user = [rid for rid in sorted(library.results) if shown_source(library.results[rid]) == "user"]
+    return {"results": len(library.results), "user_results": user, "sha256": digest.hexdigest()}
+
+
 def report_to_dict(report: Report) -> dict[str, Any]:
     states = report.node_states()
+    graph = graph_to_dict(report.library, states)
+    for node in graph.get("nodes", ()):  # a --theorems result is the user's, whatever its file claims
+        if node.get("id") in report.library.results:
+            node["source"] = shown_source(report.library.results[node["id"]])
     return {
         "schema_version": SCHEMA_VERSION,
-        "tool": {"name": "symabsorb", "version": __version__},
+        "tool": {"name": "symabsorb", "version": __version__, "library": library_fingerprint(report.library)},
         "spec": {"path": report.spec_path, "text": report.spec_text},
         "queries": [answer_to_dict(a) for a in report.answers],
         "references": [{"id": rid, "label": report.library.results[rid].label,
-                        "source": report.library.results[rid].source,
+                        "source": shown_source(report.library.results[rid]),
                         "citation": report.library.results[rid].citation,
                         "statement": report.library.results[rid].statement} for rid in report.cited()],
-        "graph": graph_to_dict(report.library, states),
+        "graph": graph,
     }
 
 
