@@ -1073,11 +1073,12 @@ def explore(spec: Spec | PathLike, *, spaces: Sequence[str] | None = None, resul
             case_budget: float = 60.0, evidence_budget: float = 120.0,
             sizes: Sequence[tuple[int, int]] = DEFAULT_SIZES, starts: int = 6, evidence: bool = True,
             stacks: bool = True, executor: Any = None, progress: Callable[[str, int, int], None] | None = None,
-            run_info: dict[str, Any] | None = None) -> Exploration:
+            run_info: dict[str, Any] | None = None, theorems: Sequence[PathLike] = ()) -> Exploration:
     """Map the spaces of ``spec`` (``symabsorb explore``): classify every expression, search for
     evidence on the open ones, and build the atlas. Results (one JSON line per case) go to
     ``results`` (default: ``SPEC-explore`` in the working directory); a second run resumes.
-    ``executor``: :func:`symabsorb.executor` (default: this process)."""
+    ``executor``: :func:`symabsorb.executor` (default: this process). ``theorems``: result directories
+    the library uses besides the built-in one (as :func:`prove`'s)."""
     from .errors import ArgumentError, check_type, describe_argument
     from .explore.atlas import build_atlas
     from .explore.run import ExploreSettings
@@ -1102,7 +1103,8 @@ def explore(spec: Spec | PathLike, *, spaces: Sequence[str] | None = None, resul
             raise ArgumentError(f"{describe_argument('sizes', sizes)}: each size (d, m) needs 1 <= d <= 8, d <= m <= 32")
     _check_progress(progress)
     settings = ExploreSettings(seconds[0], seconds[1], tuple((int(d), int(m)) for d, m in sizes), starts,
-                               _check_flag("evidence", evidence), _check_flag("stacks", stacks))
+                               _check_flag("evidence", evidence), _check_flag("stacks", stacks),
+                               theorems=tuple(str(d.absolute()) for d in _check_dirs(theorems)))
     runner, own = _executor_or_default(executor)
     try:
         result = _explore(s.resolved, outdir, runner, settings, spaces, progress)
@@ -1160,12 +1162,13 @@ class Scan(_Renderable):
 
 def scan(directory: PathLike, *, activation: str | None = None, case_budget: float = 300.0,
          results: PathLike | None = None, executor: Any = None,
-         progress: Callable[[str, int, int], None] | None = None) -> Scan:
+         progress: Callable[[str, int, int], None] | None = None, theorems: Sequence[PathLike] = ()) -> Scan:
     """Decide every MLP layer of every weight file under ``directory`` (``symabsorb scan``); the
     activation is read from the tensor names unless given. Results go to ``results`` (default: a
     temporary directory, removed afterwards: nothing is written into the scanned tree or the
     working directory); a second run with the same ``results`` resumes. ``executor``:
-    :func:`symabsorb.executor` (default: this process)."""
+    :func:`symabsorb.executor` (default: this process). ``theorems``: result directories the library
+    uses besides the built-in one (as :func:`prove`'s)."""
     from .errors import ArgumentError, check_type, describe_argument
     from .explore.scan import scan as _scan
     from .explore.store import ResultStore
@@ -1185,7 +1188,8 @@ def scan(directory: PathLike, *, activation: str | None = None, case_budget: flo
     store = ResultStore(where)
     runner, own = _executor_or_default(executor)
     try:
-        records, skipped = _scan(folder, store, runner, activation, seconds, progress)
+        records, skipped = _scan(folder, store, runner, activation, seconds, progress,
+                                 tuple(str(d.absolute()) for d in _check_dirs(theorems)))
     finally:
         if own:
             runner.close()

@@ -96,9 +96,8 @@ def _shown_path(path: Path) -> str:
     return terminal_text(str(path))
 
 
-def _library(args: argparse.Namespace) -> Any:
-    from . import api
-
+def _theorem_dirs(args: argparse.Namespace) -> list[Path]:
+    """``--theorems DIR`` (repeatable), each checked to be a directory; a warning for one with no result file."""
     dirs = [Path(d) for d in (getattr(args, "theorems", None) or [])]
     for d in dirs:
         if not d.is_dir():
@@ -106,7 +105,13 @@ def _library(args: argparse.Namespace) -> Any:
         if not any(p.name.endswith(".toml") for p in d.iterdir()):
             print(f"warning: --theorems `{_shown_path(d)}` holds no .toml result file: only the built-in "
                   "library is used", file=sys.stderr)
-    return api.library(dirs)
+    return dirs
+
+
+def _library(args: argparse.Namespace) -> Any:
+    from . import api
+
+    return api.library(_theorem_dirs(args))
 
 
 def _stdin_text(limit: int) -> str:
@@ -582,7 +587,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "width): the witness of the `width` query's upper bound (Theorem W; Theorem D for degenerate "
                     "weights), for W at least that bound")
 
-    ve = command("verify", "re-check the certificates of a JSON report against the weight files", cmd_verify, "run")
+    ve = command("verify", "re-check the certificates of a JSON report against the weight files", cmd_verify,
+                 "theorems", "run")
     ve.add_argument("report", help="a report written by `symabsorb prove --format json`")
     ve.add_argument("--weights-dir", metavar="DIR", help="where the weight files are (default: the report's own "
                     "directory; files are read only inside it unless --allow-outside)")
@@ -590,7 +596,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "argument, ~10x faster) instead of int64 arithmetic without floating point")
 
     ex = command("explore", "map the spaces of a spec: classify every expression, conjectures with evidence, the atlas "
-                 "(Dask)", cmd_explore, "cluster", "cluster-run")
+                 "(Dask)", cmd_explore, "cluster", "theorems", "cluster-run")
     ex.add_argument("spec", help="a .absorb file with `space` declarations")
     ex.add_argument("--space", action="append", metavar="NAME", help="explore only this space (repeatable)")
     ex.add_argument("-o", "--output", metavar="FILE", help="also write the atlas to FILE (.md, .html or .json)")
@@ -610,7 +616,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sc = command("scan", "decide every MLP layer of every weight file under a directory (in this process; Dask with "
                  "--workers/--scheduler)", cmd_scan,
-                 "cluster", "cluster-run",
+                 "cluster", "theorems", "cluster-run",
                  description="Exit codes: 0 every weight file and layer group under DIR was decided; 1 something was "
                  "skipped, each on one `skipped` line with its reason and a hint (a file not read: a link out of DIR "
                  "without --allow-outside, not a regular file, unreadable; a layer group no layout matches; a layer "
@@ -705,7 +711,7 @@ def cmd_explore(args: argparse.Namespace) -> int:
         exploration = api.explore(api.Spec(spec, text), spaces=args.space, results=args.results,
                                   case_budget=args.case_budget, evidence_budget=args.evidence_budget, sizes=args.sizes,
                                   starts=args.starts, evidence=not args.no_evidence, stacks=stacks, executor=runner,
-                                  progress=progress)
+                                  progress=progress, theorems=_theorem_dirs(args))
     finally:
         progress.close()
         runner.close()
@@ -738,7 +744,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
     progress = _phase_progress()
     try:
         result = api.scan(args.dir, activation=args.activation, case_budget=args.case_budget, results=args.results,
-                          executor=runner, progress=progress)
+                          executor=runner, progress=progress, theorems=_theorem_dirs(args))
     finally:
         progress.close()
         runner.close()
@@ -830,7 +836,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     Exit 0: every check passed; 1: a check failed, or nothing to check; 2: bad input."""
     from . import api
 
-    result = api.verify(args.report, weights_dir=args.weights_dir, blas=args.blas)
+    result = api.verify(args.report, weights_dir=args.weights_dir, blas=args.blas, lib=_library(args))
     sys.stdout.write(result.render("text"))
     return EXIT_OK if result.ok else EXIT_NEGATIVE
 

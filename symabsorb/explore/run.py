@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from ..model.block import ResolvedSpec
 from ..model.space import Space
+from ..theory.library import results_digest
 from .classify import ClassifyTask, case_id, classify_task
 from .enumerate import enumerate_space
 from .evidence import DEFAULT_SIZES, DEFAULT_STARTS, EvidenceTask, StackTask, evidence_task, stack_task
@@ -39,6 +40,7 @@ class ExploreSettings:
     evidence: bool = True
     stacks: bool = True
     stack_sizes: tuple[tuple[int, int], ...] = ((2, 2), (2, 3), (2, 4))
+    theorems: tuple[str, ...] = ()  # result directories besides the built-in library (--theorems)
 
 
 @dataclass(frozen=True)
@@ -90,8 +92,14 @@ def _classify_jobs(space: Space, enum: dict[str, Any] | None, settings: ExploreS
                    store: ResultStore) -> tuple[int, list[Job]]:
     jobs: list[Job] = []
     total = 0
+    theorems = settings.theorems
+    digest = results_digest(theorems) if theorems else ""  # a user's results: their own cache entries
+
+    def own(task: ClassifyTask) -> ClassifyTask:
+        return replace(task, theorems=theorems, id=case_id(task.id, digest)) if theorems else task
+
     if space.parametric:
-        for task in grid_tasks(space, settings.budget) + cell_tasks(space, settings.budget):
+        for task in map(own, grid_tasks(space, settings.budget) + cell_tasks(space, settings.budget)):
             total += 1
             if task.id not in store:
                 jobs.append((classify_task, task))
@@ -100,12 +108,12 @@ def _classify_jobs(space: Space, enum: dict[str, Any] | None, settings: ExploreS
     for s in enum["survivors"]:
         for gated in (False, True):
             total += 1
-            cid = case_id("classify", space.name, s["label"], gated, settings.budget)
+            cid = case_id("classify", space.name, s["label"], gated, settings.budget, *([digest] if digest else []))
             if cid in store:
                 continue
             term = term_from_json(s["term"])
             jobs.append((classify_task, ClassifyTask(cid, "classify", space.name, s["label"], to_wire(term.build(space)),
-                                                     gated, settings.budget, term=s["term"])))
+                                                     gated, settings.budget, term=s["term"], theorems=theorems)))
     return total, jobs
 
 

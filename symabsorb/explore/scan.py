@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -609,10 +609,11 @@ def scan_task(task: ScanTask) -> dict[str, Any]:
 
 
 def scan(directory: Path, store: Any, executor: Any, activation: str | None = None, budget: float | None = 300.0,
-         progress: Any = None) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
+         progress: Any = None, theorems: tuple[str, ...] = ()) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
     """Decide every layer found under ``directory``; returns the layer records (sorted) and what was
     skipped, with the reason: files that could not be read or held no MLP layer, layer groups in which
-    no layout found an MLP, layers that failed or ran out of budget."""
+    no layout found an MLP, layers that failed or ran out of budget. ``theorems``: the result
+    directories of the library in force besides the built-in one (``--theorems``)."""
     from ..dsl.errors import SymabsorbError
     from ..paths import confine_descriptor, open_regular, pinned, read_whole
     from ..weights.io import MAX_FILE_BYTES, read_tensors
@@ -665,6 +666,11 @@ def scan(directory: Path, store: Any, executor: Any, activation: str | None = No
         tasks.extend(found)
     if not listed_any:
         skipped.append((str(directory), "no weight files (" + ", ".join(WEIGHT_SUFFIXES) + ") under it"))
+    if theorems:  # a user's results decide too: their own cache entries, keyed by the files' bytes
+        from ..theory.library import results_digest
+
+        digest = results_digest(theorems)
+        tasks = [replace(t, theorems=theorems, id=case_id(t.id, digest)) for t in tasks]
     pending = [(scan_task, t) for t in tasks if t.id not in store]
     done = len(tasks) - len(pending)
     if progress is not None:
