@@ -34,7 +34,7 @@ import sympy as sp
 
 from ..model.functions import Z
 from .facts import Evidence, Stage, Step, proved, unknown
-from .identity import exact_sign
+from .identity import exact_sign, simplified
 from .piecewise import piecewise_form
 from .realness import not_proved_real
 from .structure import analytic_on_reals
@@ -85,7 +85,9 @@ def _exp_rational(e: sp.Expr) -> tuple[int, sp.Expr, sp.Expr, sp.Rational] | Non
         return None
     lams = []
     for x in exps:
-        lam = sp.simplify(x.args[0] / Z)
+        lam = sp.cancel(x.args[0] / Z)  # an exponent in z (GELU's −z²/2) needs no simplify to be refused
+        if not lam.is_Rational and not lam.has(Z):
+            lam = simplified(lam)  # a constant exponent written otherwise
         if not lam.is_Rational or lam == 0:
             return None
         lams.append(sp.Rational(lam))
@@ -157,8 +159,8 @@ def _erf(expr: sp.Expr) -> Evidence | None:
     if len(erfs) != 1:
         return None
     (e,) = erfs
-    alpha = sp.simplify(e.args[0] / Z)
-    beta = sp.simplify(term / (Z * e))
+    alpha = sp.cancel(e.args[0] / Z)  # rational-function cancellation decides these quotients: no simplify
+    beta = sp.cancel(term / (Z * e))
     if alpha.free_symbols or beta.free_symbols or exact_sign(alpha) in (0, None) or exact_sign(beta) in (0, None):
         return None
     return proved(Stage.SERIES, Step(
@@ -180,7 +182,7 @@ def _sqrt(expr: sp.Expr) -> Evidence | None:
     if len(roots) != 1:
         return None
     (root,) = roots
-    beta = sp.simplify(term / root)
+    beta = sp.cancel(term / root)
     try:
         q = sp.Poly(sp.expand(root.base), Z)
     except sp.PolynomialError:
