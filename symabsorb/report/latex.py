@@ -4,7 +4,7 @@ the steps) that compiles with pdflatex, or with ``fragment=True`` only the body 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import singledispatchmethod
 
 import sympy as sp
@@ -299,6 +299,20 @@ _STATE_HEADS = {NodeState.APPLICABLE: "also applicable (an earlier result decide
                 NodeState.UNDECIDED: "a hypothesis undecided", NodeState.FAILED: "a hypothesis fails"}
 
 
+def _item_ranges(query: int, numbers: list[int]) -> str:
+    """``Query~\\ref{q:6}, items~1--6, 8 and 11``: item numbers of one query, runs as ranges."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    parts = [f"{r[0]}" if len(r) == 1 else f"{r[0]}--{r[-1]}" for r in runs]
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    plural = "s" if len(numbers) > 1 else ""
+    return f"Query~\\ref{{q:{query}}}, item{plural}~{listed}"
+
+
 def _label(rid: str) -> str:
     return "res:" + re.sub(r"[^A-Za-z0-9-]", "-", rid)
 
@@ -307,6 +321,11 @@ class LatexRenderer:
     def __init__(self, library: Library) -> None:
         self.library = library
         self.stated: set[str] | None = None  # a whole report states only these results (None: all it names)
+        # in a whole report, what an earlier query already printed: a step's lines -> (query, item
+        # number), a candidate group -> query; a later query refers to it instead of repeating it
+        self.query: int | None = None
+        self.seen_steps: dict[tuple[str, ...], tuple[int, int]] = {}
+        self.seen_groups: dict[tuple[str, str, tuple[str, ...]], int] = {}
 
     def cite(self, rid: str) -> str:
         """``Theorem~8``, ``Lemma~L-growth`` or ``Open problem``: the result's own number, linked (a
@@ -362,7 +381,9 @@ class LatexRenderer:
                  "Appendix~\\ref{app:graph}."]
         for i, a in enumerate(node.answers, start=1):
             lines += [_NEEDSPACE, f"\\section{{Query {i}: \\texttt{{{escape_text(a.query)}}}}}\\label{{q:{i}}}"]
+            self.query = i
             lines += self.render(a)
+        self.query = None
         figures = activation_figures(node)
         if figures:
             lines += [_NEEDSPACE, "\\section*{Activations}", *figures]
@@ -424,19 +445,61 @@ class LatexRenderer:
         for note in d.notes:
             lines += [f"\\emph{{{self.text(note)}}}", ""]
         lines.append("\\begin{enumerate}")
-        for step in d.steps:
-            lines += self.step(step)
+        lines += self.steps(d.steps)
         lines.append("\\end{enumerate}")
         groups = candidate_groups(d)
         if groups:  # one paragraph, a clause per reason: a page of "hypothesis failed" items helps no reader
             clauses = []
+            again: dict[int, list[str]] = {}  # groups an earlier query gave with their reasons: named only
             for state in (NodeState.APPLICABLE, NodeState.UNDECIDED, NodeState.FAILED):
-                parts = [f"{self.text(reason.removeprefix('fails: ').removeprefix('undecided: '))} ("
-                         + ", ".join(self.cite(rid) for rid in ids) + ")" for st, reason, ids in groups if st is state]
+                parts = []
+                for st, reason, ids in groups:
+                    if st is not state:
+                        continue
+                    key = (state.value, reason, tuple(ids))
+                    if self.query is not None and key in self.seen_groups:
+                        again.setdefault(self.seen_groups[key], []).extend(ids)
+                        continue
+                    if self.query is not None:
+                        self.seen_groups[key] = self.query
+                    parts.append(f"{self.text(reason.removeprefix('fails: ').removeprefix('undecided: '))} ("
+                                 + ", ".join(self.cite(rid) for rid in ids) + ")")
                 if parts:
                     clauses.append(f"\\emph{{{escape_text(_STATE_HEADS[state])}}}: " + "; ".join(parts))
+            clauses += [f"As in Query~\\ref{{q:{q}}}: " + ", ".join(self.cite(rid) for rid in ids)
+                        for q, ids in sorted(again.items())]
             lines += ["{\\small\\noindent Other candidate results, by the hypothesis that failed. "
                       + ". ".join(clauses) + ".\\par}", ""]
+        return lines
+
+    def steps(self, steps: Sequence[DerivationStep]) -> list[str]:
+        """The steps as items; in a whole report, consecutive steps an earlier query printed word for
+        word are one item naming where they are (the derivation stays whole: the earlier query has it)."""
+        lines: list[str] = []
+        run: list[tuple[int, int]] = []  # (query, item number there) of the repeated steps in the current run
+        items = 0  # the top-level items printed so far
+
+        def close() -> None:
+            nonlocal items
+            if run:
+                items += 1
+                lines.append("\\item As in " + "; ".join(_item_ranges(q, sorted({n for p, n in run if p == q}))
+                                                         for q in sorted({q for q, _ in run})) + ".")
+                run.clear()
+
+        for step in steps:
+            rendered = self.step(step)
+            key = tuple(rendered)
+            earlier = self.seen_steps.get(key) if self.query is not None else None
+            if earlier is not None:
+                run.append(earlier)
+                continue
+            close()
+            lines += rendered
+            items += 1
+            if self.query is not None:
+                self.seen_steps.setdefault(key, (self.query, items))
+        close()
         return lines
 
     def step(self, step: DerivationStep) -> list[str]:
