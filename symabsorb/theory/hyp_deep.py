@@ -13,7 +13,7 @@ shortcut ``(2d−1)Σm_k − (L−1)d²``, which is too small when some ``m_k < 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import sympy as sp
@@ -22,6 +22,7 @@ from ..model.block import Block, Stack
 from .checks import Param, Subject, as_expr, registrar, simple
 from .derivation import HypothesisCheck, HypStatus
 from .hyp_activation import CHECKERS as ACTIVATION
+from .skips import is_stream_skip
 
 __all__ = ["CHECKERS", "d_free", "d_res", "profile", "shortcut_d_free"]
 
@@ -59,12 +60,22 @@ def profile(stack: Stack) -> tuple[list[Block], bool]:
 
 def _truth(e: sp.Expr) -> bool | None:
     """Whether ``e ≥ 0`` is proved (True), refuted (False), or undecided (None) by SymPy's assumptions."""
-    e = sp.simplify(e)
-    if e.is_nonnegative:
-        return True
-    if e.is_negative:
-        return False
+    for form in _forms(e):
+        if form.is_nonnegative:
+            return True
+        if form.is_negative:
+            return False
     return None
+
+
+def _forms(e: sp.Expr) -> Iterator[sp.Expr]:
+    """``e`` as written, expanded, then factored when it is a polynomial (sizes: ``L·d − d = d(L − 1)``),
+    else simplified: SymPy's assumptions read each form; simplify (and the import of its first call) only
+    past a polynomial."""
+    yield e
+    expanded = sp.expand(e)
+    yield expanded
+    yield sp.factor(expanded) if expanded.is_polynomial() else sp.simplify(e)
 
 
 def _ge(a: Any, b: Any) -> bool | None:
@@ -72,11 +83,11 @@ def _ge(a: Any, b: Any) -> bool | None:
 
 
 def _eq(a: Any, b: Any) -> bool | None:
-    diff = sp.simplify(as_expr(a) - as_expr(b))
-    if diff.is_zero:
-        return True
-    if diff.is_nonzero:
-        return False
+    for diff in _forms(as_expr(a) - as_expr(b)):
+        if diff.is_zero:
+            return True
+        if diff.is_nonzero:
+            return False
     return None
 
 
@@ -102,7 +113,7 @@ def _each_bias_free_relu(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
         if not block.question.bare:
             return simple(name, HypStatus.REFUTED, statement,
                           f"block {block.name} has biases or a normalisation (Part III is about bias-free stacks)")
-        if block.skip.kind == "hyper":
+        if is_stream_skip(block.skip):
             return simple(name, HypStatus.REFUTED, statement, f"block {block.name} has a Hyper-Connection skip")
         relu = ACTIVATION["same_function"](Subject(block=block, budget=s.budget), {"reference": "relu"})
         if relu.status is not HypStatus.PROVED:
@@ -160,15 +171,14 @@ def _dim_not_below(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
 
 def _skip_det_sign(block: Block) -> int | None:
     from ..analysis.identity import exact_sign
-    from .skips import skip_matrix
+    from .skips import kind_of, skip_matrix
 
-    if block.skip.kind == "identity":
+    scale = kind_of(block.skip).scale(block.skip)  # M = s·I_d: det M = s^d
+    if scale is not None and scale == 1:
         return 1
     m = skip_matrix(block)
     if m is None:
-        if block.skip.kind == "scaled":
-            return exact_sign(sp.Abs(block.skip.factor))
-        return None
+        return exact_sign(sp.Abs(scale)) if scale is not None else None
     return exact_sign(sp.Abs(sp.Matrix(m).det()))
 
 
@@ -179,7 +189,7 @@ def _each_skip_invertible(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     if s.stack is None:
         return _no_stack("each_skip_invertible", statement)
     for block in s.blocks():
-        if block.skip.kind == "hyper":
+        if is_stream_skip(block.skip):
             return simple("each_skip_invertible", HypStatus.REFUTED, statement,
                           f"block {block.name}: a Hyper-Connection skip (not covered)")
         sign = _skip_det_sign(block)
