@@ -28,15 +28,18 @@ def _verdict(text: str, gated: bool = False) -> tuple[Verdict, str | None, str]:
     "sqrt((z-20)^2 - 1) + z",
     "sqrt((z-20)^2 - 1) + max(0, z)",
 ])
-def test_a_bounded_nonreal_stretch_is_open_with_the_interval(text: str) -> None:
-    d = classify(activation_from_text(text))
-    assert d.verdict is Verdict.OPEN
-    last = d.steps[-1].text
-    assert "not real-valued" in last and "(19, 21)" in last
+def test_a_bounded_nonreal_stretch_is_a_spec_error_at_a_point(text: str) -> None:
+    # proved non-real at one rational point (issue 26 leftovers): a spec error like a half-line; the message
+    # names that point, and the stretch only as where the argument of the square root is negative
+    with pytest.raises(SpecError) as err:
+        activation_from_text(text)
+    msg = str(err.value)
+    assert "not real-valued at z = " in msg and ("19 < z < 21" in msg or "-21 < z < -19" in msg)
 
 
-def test_a_bounded_nonreal_gate_is_open() -> None:
-    assert _verdict("sqrt((z-20)^2 - 1) + 1", gated=True)[0] is Verdict.OPEN
+def test_a_bounded_nonreal_gate_is_a_spec_error() -> None:
+    with pytest.raises(SpecError, match="not real-valued at z = 20"):
+        activation_from_text("sqrt((z-20)^2 - 1) + 1", gated=True)
 
 
 def test_nonreal_stretches_are_exact() -> None:
@@ -62,13 +65,13 @@ def test_real_activations_have_no_nonreal_stretch(expr: sp.Expr) -> None:
 def test_a_nonreal_half_line_is_a_positioned_error(text: str, col: int | None, where: str) -> None:
     with pytest.raises(SpecError) as err:
         resolve_text(text)
-    assert f"not real-valued for {where}" in str(err.value)
+    assert "not real-valued at z = " in str(err.value) and f"is negative for {where}" in str(err.value)
     if col is not None:
         assert err.value.span is not None and err.value.span.column == col
 
 
 def test_a_nonreal_half_line_in_a_classify_expression_is_an_error() -> None:
-    with pytest.raises(SpecError, match="not real-valued for z < 0"):
+    with pytest.raises(SpecError, match="not real-valued at z = -1"):
         activation_from_text("log(z)")
 
 

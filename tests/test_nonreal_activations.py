@@ -122,3 +122,48 @@ def test_the_point_test_encloses_the_tree_and_decides_cases_exactly_or_not_at_al
     assert not nonreal_stretches(sp.Max(Z, sp.sqrt(Z)))  # max of a non-real value: undecided, not claimed
     # a breakpoint 1 + h (h a hidden zero): the case is not decided at the point, so nothing is claimed
     assert not nonreal_stretches(sp.Piecewise((sp.sqrt(Z - 1), Z > 1 + h), (Z, True)))
+
+
+# ---- a bounded non-real stretch: the same spec error, naming only what is proved (issue 26 leftovers) -----------
+
+def test_a_bounded_nonreal_stretch_is_exit_2_at_the_proved_point() -> None:
+    r = subprocess.run([sys.executable, "-m", "symabsorb", "classify", "sqrt((z-20)^2-1)+z"], capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "not real-valued at z = 20" in r.stderr and "19 < z < 21" in r.stderr
+
+
+@pytest.mark.parametrize("text, point", [
+    ("sqrt(exp((z-20)^2) - 2) + z", "z = 20"),  # an argument that is not a polynomial: a grid point, by a ball
+    ("z + log(cos(z) + 1/2)", "z = -5/2"),
+])
+def test_a_bounded_stretch_of_a_non_polynomial_argument_is_found_on_a_grid(text: str, point: str) -> None:
+    with pytest.raises(SpecError, match=f"not real-valued at {point}") as err:
+        activation_from_text(text)
+    assert f"is negative at {point}" in str(err.value)
+
+
+def test_the_message_names_the_proved_point_not_the_whole_stretch() -> None:
+    # Im σ(z) = sqrt(-z) sin(z) is 0 at z = -π: σ is not non-real on all of z < 0, only its argument is negative
+    with pytest.raises(SpecError) as err:
+        activation_from_text("sqrt(z)*sin(z) + z")
+    msg = str(err.value)
+    assert "not real-valued at z = -1" in msg and "is negative for z < 0" in msg
+    assert "not real-valued for" not in msg
+
+
+def test_a_bounded_stretch_from_sympy_is_open_with_the_point_and_the_argument_interval() -> None:
+    from symabsorb.model.activation import Activation
+
+    d = classify(Activation("c", sp.sqrt((Z - 20) ** 2 - 1) + Z))
+    assert d.verdict is Verdict.OPEN
+    last = d.steps[-1].text
+    assert "\\sigma(20)" in last and "(19, 21)" in last
+
+
+def test_a_stretch_where_sigma_is_real_at_the_midpoint_tries_other_points() -> None:
+    # the argument 1 - z^2 is negative for |z| > 1, where Im σ = sqrt(z^2 - 1)·sin(π z / 2): 0 at the first
+    # points tried (±2), not at ±3; the stretch is still reported as a stretch, at a point where it is proved
+    expr = sp.sqrt(1 - Z**2) * sp.sin(sp.pi * Z / 2) + Z  # real at z = ±2 (sin(±π) = 0), not at ±3
+    (nr,) = nonreal_stretches(expr)[:1]
+    assert nr.point not in (2, -2) and nr.kind == "stretch"

@@ -582,6 +582,10 @@ ALLOWED: tuple[tuple[str, str, str], ...] = (
     ('model/domain.py',
      'if not all(v.imag.is_zero() for v in vals):',
      'python-flint ball predicates (exact on the ball), not SymPy values'),
+    ('model/domain.py',
+     'if not v.imag.is_zero() or not v.real.is_finite():',
+     'python-flint ball predicates (exact on the ball), not SymPy values: the sign of a side condition is '
+     'taken only from a real ball excluding 0'),
     ('weights/deepdecide.py',
      'ok = got is not None and exact_sign(as_expr(got[0] - sl.alpha)) == 0 and \\',
      SIGN),

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import sympy as sp
 
 from ..dsl.errors import Span
 from .functions import Z
+
+if TYPE_CHECKING:
+    from .domain import SideCondition
 
 __all__ = ["Activation", "AnyActivation", "Domain", "GatedActivation", "Parameter", "ParameterSymbol", "domain_of"]
 
@@ -121,6 +125,9 @@ class Activation:
     params: tuple[Parameter, ...] = ()
     source: str = field(default="", compare=False)
     span: Span | None = field(default=None, compare=False, repr=False)
+    #: Where σ *as written* has a value, when SymPy's evaluation cancelled a factor that is not proved nonzero
+    #: (``z^2/z``, ``z*log(z)/log(z)``): the prover answers ``open`` unless each is proved (:mod:`.domain`).
+    conditions: tuple[SideCondition, ...] = field(default=(), repr=False)
 
     @property
     def var(self) -> sp.Symbol:

@@ -46,7 +46,8 @@ class NonReal:
     hi: sp.Expr | None
     point: sp.Rational
     imaginary: str  # the enclosure of Im σ(point), flint's notation
-    #: "stretch": ``source``'s argument is negative on (lo, hi); "point": σ is not proved real on R
+    #: "stretch": ``source``'s argument is negative on (lo, hi) (between exact real roots); "argument": it is
+    #: proved negative at ``point`` only (a rigorous enclosure; lo = hi = point); "point": σ is not proved real on R
     #: (``source`` is σ) and is proved non-real at ``point`` only (lo = hi = point).
     kind: str = "stretch"
 
@@ -55,14 +56,14 @@ class NonReal:
         return self.kind == "stretch" and (self.lo is None or self.hi is None)
 
     def interval_text(self) -> str:
-        if self.kind == "point":
+        if self.kind != "stretch":
             return "{" + sp.sstr(self.point) + "}"
         lo = "−∞" if self.lo is None else sp.sstr(self.lo)
         hi = "+∞" if self.hi is None else sp.sstr(self.hi)
         return f"({lo}, {hi})"
 
     def interval_latex(self) -> str:
-        if self.kind == "point":
+        if self.kind != "stretch":
             return "\\{" + sp.latex(self.point) + "\\}"
         lo = "-\\infty" if self.lo is None else sp.latex(self.lo)
         hi = "+\\infty" if self.hi is None else sp.latex(self.hi)
@@ -74,9 +75,9 @@ class NonReal:
                     "excluding 0)")
         what = "log" if isinstance(self.source, sp.log) else (
             "sqrt" if isinstance(self.source, sp.Pow) and self.source.exp == sp.S.Half else "the fractional power")
+        where = f"at z = {sp.sstr(self.point)}" if self.kind == "argument" else f"on {self.interval_text()}"
         return (f"σ is not real-valued: Im σ({sp.sstr(self.point)}) ∈ {self.imaginary} (a rigorous enclosure "
-                f"excluding 0); the argument of {what}, {sp.sstr(self.argument)}, is negative on "
-                f"{self.interval_text()}")
+                f"excluding 0); the argument of {what}, {sp.sstr(self.argument)}, is negative {where}")
 
 
 def _sources(expr: sp.Expr) -> list[tuple[sp.Expr, sp.Expr]]:
@@ -89,9 +90,9 @@ def _sources(expr: sp.Expr) -> list[tuple[sp.Expr, sp.Expr]]:
     return list(dict.fromkeys(out))
 
 
-def _negative_stretches(u: sp.Expr) -> list[tuple[sp.Expr | None, sp.Expr | None, sp.Rational]]:
-    """The maximal open intervals where the rational polynomial ``u`` is negative, each with a
-    rational point inside (exactly checked)."""
+def _negative_stretches(u: sp.Expr) -> list[tuple[sp.Expr | None, sp.Expr | None, list[sp.Rational]]]:
+    """The maximal open intervals where the rational polynomial ``u`` is negative, each with rational
+    points inside (exactly checked; the midpoint first)."""
     if not u.has(Z) or u.free_symbols - {Z}:
         return []
     bound = _degree_bound(u)
@@ -111,7 +112,17 @@ def _negative_stretches(u: sp.Expr) -> list[tuple[sp.Expr | None, sp.Expr | None
         if q is None:
             continue
         if poly(q) < 0:  # exact rational arithmetic (Poly.__call__)
-            out.append((lo, hi, q))
+            out.append((lo, hi, [q, *_more_points(lo, hi, q)]))
+    return out
+
+
+def _more_points(lo: sp.Expr | None, hi: sp.Expr | None, q: sp.Rational) -> list[sp.Rational]:
+    """A few more rational points strictly inside (lo, hi) besides ``q`` (exact comparisons)."""
+    out: list[sp.Rational] = []
+    for a, b in ((lo, q), (q, hi)):
+        p = _rational_between(a, b) if a is not None and b is not None else (q - 1 if a is None else q + 1)
+        if p is not None and p != q and (lo is None or bool(p > lo)) and (hi is None or bool(p < hi)):
+            out.append(p)
     return out
 
 
@@ -275,15 +286,38 @@ def nonreal_stretches(expr: sp.Expr) -> tuple[NonReal, ...]:
         return ()
     out: list[NonReal] = []
     for source, u in _sources(expr):
-        for lo, hi, q in _negative_stretches(u):
-            im = _imaginary_part(expr, q)
-            if im is not None:
-                out.append(NonReal(source, u, lo, hi, q, im))
+        stretches = _negative_stretches(u)
+        for lo, hi, points in stretches:
+            for q in points:  # the midpoint first; σ may happen to be real there
+                im = _imaginary_part(expr, q)
+                if im is not None:
+                    out.append(NonReal(source, u, lo, hi, q, im))
+                    break
+        if not stretches and not out and _rational_poly(u) is None:
+            found = _negative_argument_point(expr, source, u)
+            if found is not None:
+                out.append(found)
     if not out:
         found = _nonreal_point(expr)
         if found is not None:
             out.append(found)
     return tuple(out)
+
+
+def _negative_argument_point(expr: sp.Expr, source: sp.Expr, u: sp.Expr) -> NonReal | None:
+    """For an argument ``u`` that is not a rational polynomial: the first point of a deterministic grid where a
+    ball proves ``u < 0`` and σ non-real (an enclosure of its imaginary part excluding 0), else None."""
+    if not u.has(Z) or u.free_symbols - {Z} or sp.count_ops(u) > _MAX_OPS:
+        return None
+    if u.is_nonnegative is True:
+        return None  # SymPy's deductive sign: u is never negative
+    flint = _flint()
+    for q in _GRID:
+        if _ball_sign(flint, u, q) == -1:
+            im = _imaginary_part(expr, q)
+            if im is not None:
+                return NonReal(source, u, q, q, q, im, "argument")
+    return None
 
 
 #: Rational points where σ not proved real on R is evaluated exactly (then enclosed).
@@ -319,4 +353,276 @@ def _nonreal_point(expr: sp.Expr) -> NonReal | None:
         im = _imaginary_part(expr, q)
         if im is not None:
             return NonReal(expr, expr, q, q, q, im, "point")
+    return None
+
+
+# ---- where σ as written is defined: divisors, logarithm arguments, bases of negative powers ----------------
+
+
+@dataclass(frozen=True)
+class SideCondition:
+    """σ *as written* has a value only where ``expr ≠ 0`` (a divisor, the argument of a logarithm, the base of a
+    negative power), at the points where ``guard`` holds (the case of an ``if`` it sits in; ``true``: everywhere).
+
+    SymPy's automatic evaluation cancels such a factor when it builds σ (``z^2/z`` is built as ``z``,
+    ``z*log(z)/log(z)`` as ``z``, ``tanh(z)*(z^2-1)/(z^2-1)`` as ``tanh z``), so the resolver records each one: the
+    simplified σ agrees with σ as written wherever σ as written has a value, and nowhere else is there a value."""
+
+    expr: sp.Expr
+    what: str  # "divisor", "argument of log", "base of a negative power"
+    written: str = ""  # the spec text it came from (for messages)
+    guard: sp.Basic = sp.true
+
+    def subs(self, mapping: dict[sp.Basic, sp.Basic]) -> SideCondition:
+        return SideCondition(self.expr.xreplace(mapping), self.what, self.written,
+                             self.guard if self.guard is sp.true else self.guard.xreplace(mapping))
+
+
+@dataclass(frozen=True)
+class DomainGap:
+    """A side condition not proved to hold on all of R: ``point`` (exact) or a point of ``between`` (open
+    interval, rational ends) where it is proved to fail, or neither (undecided)."""
+
+    condition: SideCondition
+    point: sp.Expr | None = None
+    between: tuple[sp.Rational, sp.Rational] | None = None
+
+    @property
+    def proved(self) -> bool:
+        return self.point is not None or self.between is not None
+
+    def _which(self, latex: bool = False) -> str:
+        c = self.condition
+        return f"the {c.what} ${sp.latex(c.expr)}$" if latex else f"the {c.what} {sp.sstr(c.expr)}"
+
+    def describe(self) -> str:
+        """One sentence: what is proved (a point, or an interval holding a point), or that nothing is."""
+        if self.point is not None:
+            return (f"σ as written has no value at z = {sp.sstr(self.point)}: {self._which()} is 0 there (exactly); "
+                    "SymPy's evaluation cancelled it")
+        if self.between is not None:
+            lo, hi = self.between
+            return (f"σ as written has no value at some z in ({sp.sstr(lo)}, {sp.sstr(hi)}): {self._which()} is "
+                    "continuous and takes both signs at the ends (rigorous enclosures), so it is 0 in between; "
+                    "SymPy's evaluation cancelled it")
+        return (f"{self._which()} of σ as written is not proved nonzero on R, so σ may have no value at some real "
+                "point; SymPy's evaluation cancelled it")
+
+    def sentence(self, name: str) -> str:
+        """The prover's reason for ``open`` (Markdown with ``$...$`` math), for the activation called ``name``."""
+        if self.point is not None:
+            return (f"The activation `{name}` as written has no value at $z = {sp.latex(self.point)}$: "
+                    f"{self._which(True)} is $0$ there (exactly), although SymPy's evaluation cancelled it. So it is "
+                    "not a function on all of R and no result applies (define its value there, e.g. with "
+                    "`if z >= a and z <= a then v else ...`, or write the simplified form).")
+        if self.between is not None:
+            lo, hi = self.between
+            return (f"The activation `{name}` as written has no value at some "
+                    f"$z \\in ({sp.latex(lo)}, {sp.latex(hi)})$: "
+                    f"{self._which(True)} is continuous and takes both signs at the ends (rigorous enclosures), so "
+                    "it is $0$ in between, although SymPy's evaluation cancelled it. So it is not a function on all of "
+                    "R and no result applies (write the simplified form if that is what is meant).")
+        return (f"The activation `{name}` as written may have no value at some real point: {self._which(True)} is "
+                "not proved nonzero on R (SymPy's evaluation cancelled it), and every result is about functions "
+                "σ: R → R, so none applies (write the simplified form if that is what is meant).")
+
+
+#: Rational points where a non-polynomial side condition is checked, in this order (a deterministic grid).
+_GRID = tuple(sorted({sp.Rational(n, d) for n in range(-64, 65) for d in (1, 2) if abs(n) <= 8 or d == 1},
+                     key=lambda q: (abs(q), q)))
+#: Largest tree (SymPy ``count_ops``) a side condition may have to be evaluated at points.
+_MAX_OPS = 60
+
+#: Functions continuous on all of R (a tree built from these, Z, constants and integer powers >= 0 is continuous).
+_CONTINUOUS = (sp.exp, sp.sin, sp.cos, sp.sinh, sp.cosh, sp.tanh, sp.erf, sp.erfc, sp.atan, sp.Abs, sp.Max, sp.Min)
+
+
+def _continuous(e: sp.Basic) -> bool:
+    if e is Z or (isinstance(e, sp.Expr) and not e.has(Z) and e.is_extended_real is True and e.is_finite is True):
+        return True
+    if isinstance(e, sp.Pow):
+        return bool(e.exp.is_Integer and e.exp >= 0 and _continuous(e.base))
+    if isinstance(e, (sp.Add, sp.Mul, *_CONTINUOUS)):
+        return all(_continuous(a) for a in e.args)
+    return False
+
+
+def proved_nonzero_on_reals(e: sp.Expr) -> bool:
+    """``e ≠ 0`` at every real z, proved: SymPy's deductive sign (True only when proved), or a polynomial with
+    rational coefficients and no real root (exact real-root isolation). False: not proved (it may be 0 somewhere)."""
+    if e.is_positive is True or e.is_negative is True:
+        return True
+    poly = _rational_poly(e)
+    return poly is not None and poly.degree() >= 0 and not poly.real_roots()
+
+
+def _rational_poly(e: sp.Expr) -> sp.Poly | None:
+    """``e`` as a polynomial in z with rational coefficients of small degree, else None (never expanding a large
+    power to look)."""
+    if e.free_symbols - {Z}:
+        return None
+    bound = _degree_bound(e)
+    if bound is None or bound > 2 * _MAX_DEGREE:
+        return None
+    try:
+        poly = sp.Poly(e, Z, domain="QQ")
+    except (sp.PolynomialError, sp.CoercionFailed):
+        return None
+    return poly
+
+
+#: Case splits (SymPy or by the realness checks' piecewise normal form).
+_CASES = (sp.Piecewise, sp.Max, sp.Min, sp.Abs, sp.sign, sp.Heaviside)
+
+
+def open_conditions(expr: sp.Expr, conditions: tuple[SideCondition, ...]) -> tuple[SideCondition, ...]:
+    """The side conditions a verdict about ``expr`` (σ simplified) would silently rely on: those not proved
+    nonzero on R and no longer visible in ``expr`` (a divisor still there as the base of a negative power, or a
+    logarithm's argument still there, is already treated as a possible pole by the realness checks)."""
+    seen: set[sp.Basic] = set()
+    for node in sp.preorder_traversal(expr):
+        if isinstance(node, sp.Pow) and node.exp.is_negative is True:
+            seen.add(node.base)
+        elif isinstance(node, sp.log):
+            seen.add(node.args[0])
+    # a case split could hide a pole in z at a breakpoint: then only a pole in the parameters counts as visible
+    cases = expr.has(*_CASES)
+    out: list[SideCondition] = []
+    for c in dict.fromkeys(conditions):
+        base = c.expr.base if isinstance(c.expr, sp.Pow) and c.expr.exp.is_Integer and c.expr.exp > 0 else c.expr
+        if (c.guard is sp.true or not c.expr.has(Z)) and (not cases or not c.expr.has(Z)) and (
+                c.expr in seen or base in seen):
+            continue
+        if c.guard is sp.false or proved_nonzero_on_reals(c.expr):
+            continue
+        out.append(c)
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=512)
+def domain_gap(conditions: tuple[SideCondition, ...]) -> DomainGap | None:
+    """The first side condition not proved to hold on R, with a point where it is proved to fail when one is
+    found (such a gap comes first); None when every condition is proved (σ as written is defined where its
+    simplified form is)."""
+    undecided: DomainGap | None = None
+    for c in conditions:
+        gap = _gap(c)
+        if gap is None:
+            continue
+        if gap.proved:
+            return gap
+        undecided = undecided or gap
+    return undecided
+
+
+def _zero_factors(e: sp.Expr) -> list[sp.Expr]:
+    """Expressions whose real zeros together are exactly those of ``e`` (``|u|``, ``u^k`` with ``k > 0`` and a
+    product split into its factors; a factor proved nonzero, such as ``exp(u)`` or a negative power, dropped)."""
+    if isinstance(e, sp.Abs):
+        return _zero_factors(e.args[0])
+    if isinstance(e, sp.Pow) and e.exp.is_positive is True and not e.exp.has(Z):
+        return _zero_factors(e.base)
+    if isinstance(e, sp.Mul):
+        out: list[sp.Expr] = []
+        for a in e.args:
+            if isinstance(a, sp.Pow) and a.exp.is_negative is True:
+                continue  # 1/u is never 0 (its own pole is a side condition of its own)
+            out.extend(_zero_factors(a))
+        return out
+    return [] if proved_nonzero_on_reals(e) else [e]
+
+
+def _gap(c: SideCondition) -> DomainGap | None:
+    undecided: DomainGap | None = None
+    for e in _zero_factors(c.expr):
+        gap = _factor_gap(c, e)
+        if gap is not None and gap.proved:
+            return gap
+        undecided = undecided or gap
+    return undecided
+
+
+def _factor_gap(c: SideCondition, e: sp.Expr) -> DomainGap | None:
+    """Where ``e`` (a factor of ``c``'s expression) is proved 0 at a point where ``c`` applies; ``DomainGap(c)``
+    when that is not decided; None when ``e`` is proved nonzero wherever ``c`` applies."""
+    if c.guard is sp.false or proved_nonzero_on_reals(e):
+        return None
+    if e.free_symbols - {Z}:
+        return DomainGap(c)  # a parameter: not decided here
+    poly = _rational_poly(e)
+    if poly is not None:
+        roots = sorted(set(poly.real_roots()), key=lambda r: float(r))
+        undecided = False
+        for r in roots:
+            holds = _guard_at(c.guard, r)
+            if holds:
+                return DomainGap(c, point=r)
+            undecided = undecided or holds is None
+        return DomainGap(c) if undecided else None
+    if sp.count_ops(e) > _MAX_OPS:
+        return DomainGap(c)
+    flint = _flint()
+    signs: list[tuple[sp.Rational, int]] = []
+    for q in sorted(_GRID):
+        holds = _guard_at(c.guard, q)
+        if holds is False:
+            continue
+        value = _exact_at(e, q)
+        if value is sp.S.Zero:  # a literal 0 (SymPy evaluated log(1), sin(0), exp(0) - 1 exactly)
+            if holds:
+                return DomainGap(c, point=q)
+            continue
+        if holds is None:
+            continue
+        sign = _ball_sign(flint, e, q)
+        if sign is not None:
+            signs.append((q, sign))
+    if c.guard is sp.true and _continuous(e):
+        changes = [(a, b) for (a, sa), (b, sb) in itertools.pairwise(signs) if sa != sb]
+        if changes:  # the sign change nearest 0
+            return DomainGap(c, between=min(changes, key=lambda ab: (max(abs(ab[0]), abs(ab[1])), ab[0])))
+    return DomainGap(c)
+
+
+def _exact_at(e: sp.Expr, q: sp.Rational) -> sp.Basic | None:
+    """``e`` at ``z = q`` as SymPy evaluates it (only small trees: see ``_MAX_OPS``), None when it fails."""
+    try:
+        return e.xreplace({Z: q})
+    except (TypeError, ValueError, ZeroDivisionError, ArithmeticError):
+        return None
+
+
+def _ball_sign(flint: Any, e: sp.Expr, q: sp.Rational) -> int | None:
+    """The sign of the real ``e(q)`` when a ball proves it (real, excluding 0), else None."""
+    old = flint.ctx.prec
+    try:
+        for prec in _PRECISIONS:
+            flint.ctx.prec = prec
+            try:
+                v = _acb(flint, e, q)
+            except (_NotNumeric, ZeroDivisionError, ValueError, OverflowError):
+                return None
+            if not v.imag.is_zero() or not v.real.is_finite():
+                return None
+            if v.real > 0:
+                return 1
+            if v.real < 0:
+                return -1
+    finally:
+        flint.ctx.prec = old
+    return None
+
+
+def _guard_at(guard: sp.Basic, at: sp.Expr) -> bool | None:
+    """The case condition ``guard`` decided exactly at ``z = at`` (rational or real algebraic), else None."""
+    if guard is sp.true or guard is sp.false:
+        return bool(guard)
+    if guard.free_symbols - {Z} or sp.count_ops(guard) > 40:
+        return None
+    try:
+        value = guard.xreplace({Z: at})
+    except (TypeError, ValueError, ZeroDivisionError):
+        return None
+    if value is sp.true or value is sp.false:
+        return bool(value)
     return None

@@ -25,7 +25,7 @@ from ..paths import confine, note_checked
 from .activation import Activation, AnyActivation, Domain, GatedActivation, Parameter, ParameterSymbol
 from .block import L_DEPTH, M_WIDTH, NORMS, Block, D, ResolvedSpec, Skip, SpecQuery, Stack
 from .catalog import CATALOG, catalog_source
-from .domain import nonreal_stretches
+from .domain import SideCondition, nonreal_stretches, open_conditions
 from .functions import BUILTIN_FUNCTIONS, CONSTANTS, Z
 from .space import MAX_GRID, MAX_SIZE, OPERATORS, ParameterRange, Space
 
@@ -114,12 +114,10 @@ class _Template:
     source: str = ""
     span: Span | None = None
     domains: dict[str, Domain] = field(default_factory=dict)  # constrained parameters
+    #: every divisor, logarithm argument and base of a negative power of the body as written (ungated)
+    conditions: tuple[SideCondition, ...] = ()
 
-    def instantiate(self, values: dict[str, sp.Expr], display: str) -> AnyActivation:
-        if self.gated:
-            assert self.gate is not None
-            return GatedActivation(display, self.gate, self.source, self.span)
-        assert self.body is not None
+    def _subs(self, values: dict[str, sp.Expr]) -> tuple[dict[sp.Basic, sp.Basic], list[Parameter]]:
         subs: dict[sp.Basic, sp.Basic] = {}
         free: list[Parameter] = []
         for name, sym, default, constraint in self.params:
@@ -129,7 +127,22 @@ class _Template:
                 subs[sym] = default
             else:
                 free.append(Parameter(sym, constraint, self.domains.get(name)))
-        return Activation(display, self.body.xreplace(subs), tuple(free), self.source, self.span)
+        return subs, free
+
+    def instantiate(self, values: dict[str, sp.Expr], display: str) -> AnyActivation:
+        if self.gated:
+            assert self.gate is not None
+            return GatedActivation(display, self.gate, self.source, self.span)
+        assert self.body is not None
+        subs, free = self._subs(values)
+        body = self.body.xreplace(subs)
+        return Activation(display, body, tuple(free), self.source, self.span,
+                          open_conditions(body, self.written_conditions(values)))
+
+    def written_conditions(self, values: dict[str, sp.Expr]) -> tuple[SideCondition, ...]:
+        """The side conditions of the body as written, with these parameter values."""
+        subs, _ = self._subs(values)
+        return tuple(c.subs(subs) for c in self.conditions) if subs else self.conditions
 
 
 @dataclass
@@ -160,6 +173,13 @@ class _ExprBuilder:
         self.params = params
         self.self_name = self_name
         self.symbols = symbols  # free size symbols allowed (for `width: 4*d`), created on demand
+        #: where σ as written has a value: every divisor, logarithm argument and base of a negative power built,
+        #: recorded before SymPy's evaluation can cancel it (``z^2/z`` is built as ``z``)
+        self.conditions: list[SideCondition] = []
+
+    def _side_condition(self, value: sp.Expr, what: str, node: s.Expr) -> None:
+        if not value.is_Rational and value.free_symbols:
+            self.conditions.append(SideCondition(value, what, _short(node, 40)))
 
     def known_names(self) -> list[str]:
         names = list(self.params) + list(CONSTANTS) + list(BUILTIN_FUNCTIONS) + self.scope.names()
@@ -198,13 +218,27 @@ class _ExprBuilder:
             if _proved_zero(left) and right.is_negative:
                 raise SpecValueError("zero raised to a negative power", node.span, f"`{_short(node)}`",
                                      "a finite value", "this is a division by zero")
+            if right.is_negative is True:
+                self._side_condition(left, "base of a negative power", node.left)
             return _checked_number(sp.Pow(left, right), node)
         if isinstance(node, s.IfExpr):
-            return sp.Piecewise((self._build(node.then), self._cond(node.cond)),
-                                (self._build(node.orelse), True))
+            first = len(self.conditions)
+            then = self._build(node.then)
+            middle = len(self.conditions)
+            cond = self._cond(node.cond)
+            after_cond = len(self.conditions)
+            orelse = self._build(node.orelse)
+            self._guard(first, middle, cond)  # a side condition of a case holds only where the case is taken
+            self._guard(after_cond, len(self.conditions), sp.Not(cond))
+            return sp.Piecewise((then, cond), (orelse, True))
         if isinstance(node, s.Call):
             return self._call(node)
         raise TypeError(node)  # pragma: no cover - the parser builds nothing else
+
+    def _guard(self, start: int, stop: int, cond: sp.Basic) -> None:
+        for i in range(start, stop):
+            c = self.conditions[i]
+            self.conditions[i] = SideCondition(c.expr, c.what, c.written, sp.And(c.guard, cond))
 
     def _chain(self, node: s.Binary) -> sp.Expr:
         """``a + b - c + ...`` or ``a * b / c ...``: the left spine collected in a loop and built
@@ -225,6 +259,7 @@ class _ExprBuilder:
                 if _proved_zero(right):
                     raise SpecValueError("division by zero", b.right.span, f"`{_short(b.right)}`",
                                          "a nonzero divisor", "check the constants of this expression")
+                self._side_condition(right, "divisor", b.right)
                 right = 1 / right
             terms.append(right)
         if len(terms) == 2:  # the common case, built exactly as before
@@ -308,6 +343,8 @@ class _ExprBuilder:
             args = [self._build(a) for a in node.args]
             if name in ("max", "min"):
                 args = [_comparable(v, a) for v, a in zip(args, node.args, strict=True)]
+            if name == "log":
+                self._side_condition(args[0], "argument of log", node.args[0])
             return fn.build(*args)
         if template is None:
             template = self.scope.lookup(name)
@@ -326,7 +363,10 @@ class _ExprBuilder:
         values = _kwarg_values(template, node.kwargs, self)
         act = template.instantiate(values, name)
         assert isinstance(act, Activation)
-        return act(self._build(node.args[0]))
+        arg = self._build(node.args[0])
+        # the called activation's own divisors, at its argument (its simplified body may have cancelled them)
+        self.conditions.extend(c.subs({Z: arg}) for c in template.written_conditions(values))
+        return act(arg)
 
 
 def _kwarg_values(template: _Template, kwargs: Iterable[s.KwArg], builder: _ExprBuilder) -> dict[str, sp.Expr]:
@@ -526,31 +566,43 @@ def _declare_activation(d: s.ActivationDef, scope: Scope, source: str) -> _Templ
         params.append((p.name, sym, default, constraint))
     builder = _ExprBuilder(scope, d.var, {name: sym for name, sym, _, _ in params}, self_name=d.name)
     body = builder.build(d.body)
+    conditions = tuple(dict.fromkeys(builder.conditions))
     defaults = {sym: v for _, sym, v, _ in params if v is not None}
-    _check_real_on_half_lines(body.xreplace(defaults), d.body, builder, defaults)
-    return _Template(d.name, False, tuple(params), body, None, source, d.span, domains)
+    _check_real(body.xreplace(defaults), d.body, builder, defaults)
+    return _Template(d.name, False, tuple(params), body, None, source, d.span, domains, conditions)
 
 
-def _check_real_on_half_lines(body: sp.Expr, node: s.Expr, builder: _ExprBuilder,
-                              defaults: dict[sp.Symbol, sp.Expr] | None = None) -> None:
-    """A spec error when σ is proved non-real on a whole half-line (``log(z)``, ``sqrt(z)``): no
-    value at one point would repair it. Bounded stretches are left to the prover (``open``)."""
+def _check_real(body: sp.Expr, node: s.Expr, builder: _ExprBuilder,
+                defaults: dict[sp.Symbol, sp.Expr] | None = None) -> None:
+    """A spec error when σ is proved non-real at a real point: an activation is a function R → R, on a
+    half-line (``log(z)``, ``sqrt(z)``) or a bounded stretch (``sqrt((z-20)^2-1) + z``, non-real at 20) alike.
+
+    The message states what is proved, no more: σ's value at one rational point has an imaginary part whose
+    rigorous enclosure excludes 0, and the argument of the square root / logarithm / fractional power is
+    negative on the stretch between its exact real roots (σ itself may be real at some points of it)."""
     for nr in nonreal_stretches(body):
+        where = f"z = {sp.sstr(nr.point)}"
+        value = (f"its value at {where} has imaginary part in {nr.imaginary} (a rigorous enclosure excluding 0)")
+        hint = ("an activation is a function R -> R: sqrt(-4) is 2i, log of a negative number is not real; write "
+                "e.g. sqrt(abs(z)), log(1 + z^2), or `if z >= 0 then ... else ...` with a real value on each side")
         if nr.kind == "point":
-            raise SpecValueError(f"the activation is not real-valued at z = {sp.sstr(nr.point)}", node.span,
-                                 f"`{_short(node)}`, whose value at z = {sp.sstr(nr.point)} has imaginary part in "
-                                 f"{nr.imaginary} (a rigorous enclosure excluding 0)", "an activation real on all of R",
-                                 "an activation is a function R -> R: sqrt(-4) is 2i, log of a negative number is "
-                                 "not real; write e.g. sqrt(abs(z)) or log(1 + z^2)")
-        if nr.unbounded:
-            at = _source_node(node, nr.source, builder, defaults or {}) or node
-            side = f"z < {sp.sstr(nr.hi)}" if nr.lo is None and nr.hi is not None else (
-                f"z > {sp.sstr(nr.lo)}" if nr.lo is not None else "every real z")
-            raise SpecValueError(f"the activation is not real-valued for {side}", at.span, f"`{_short(at)}`, whose "
-                                 f"argument {sp.sstr(nr.argument)} is negative there (the value at "
-                                 f"z = {sp.sstr(nr.point)} is not real)", "an activation real on all of R",
-                                 "an activation is a function R -> R: write e.g. sqrt(abs(z)), log(1 + z^2), "
-                                 "or `if z >= 0 then ... else ...` with a real value on each side")
+            raise SpecValueError(f"the activation is not real-valued at {where}", node.span,
+                                 f"`{_short(node)}`, whose value at {where} has imaginary part in {nr.imaginary} "
+                                 "(a rigorous enclosure excluding 0)", "an activation real on all of R", hint)
+        at = _source_node(node, nr.source, builder, defaults or {}) or node
+        if nr.kind == "argument":
+            negative = f"is negative at {where}"
+        elif nr.lo is None and nr.hi is None:
+            negative = "is negative for every real z"
+        elif nr.lo is None:
+            negative = f"is negative for z < {sp.sstr(nr.hi)}"
+        elif nr.hi is None:
+            negative = f"is negative for z > {sp.sstr(nr.lo)}"
+        else:
+            negative = f"is negative for {sp.sstr(nr.lo)} < z < {sp.sstr(nr.hi)}"
+        raise SpecValueError(f"the activation is not real-valued at {where}", at.span,
+                             f"`{_short(at)}`, whose argument {sp.sstr(nr.argument)} {negative}; {value}",
+                             "an activation real on all of R", hint)
 
 
 def _source_node(node: s.Expr, source: sp.Expr, builder: _ExprBuilder,
@@ -580,8 +632,9 @@ def _declare_gated(d: s.GatedDef, scope: Scope, source: str) -> _Template:
     if isinstance(d.gate, s.InlineGate):
         gate_builder = _ExprBuilder(scope, d.gate.var, {}, self_name=d.name)
         body = gate_builder.build(d.gate.body)
-        _check_real_on_half_lines(body, d.gate.body, gate_builder)
-        gate = Activation(f"{d.name}.gate", body, (), source, d.gate.span)
+        conditions = open_conditions(body, tuple(gate_builder.conditions))
+        _check_real(body, d.gate.body, gate_builder)
+        gate = Activation(f"{d.name}.gate", body, (), source, d.gate.span, conditions)
     else:
         gate_act = _activation_ref(d.gate, scope, want_gated=False)
         assert isinstance(gate_act, Activation)
@@ -1290,8 +1343,10 @@ def activation_from_text(text: str, gated: bool = False) -> AnyActivation:
             var = _guess_variable(node, scope)
             builder = _ExprBuilder(scope, var, {})
             body = builder.build(node)
-            _check_real_on_half_lines(body, node, builder)
-            act = Activation(text.strip(), body, (), f"activation f({var}) = {format_expr(node)}", node.span)
+            conditions = open_conditions(body, tuple(builder.conditions))
+            _check_real(body, node, builder)
+            act = Activation(text.strip(), body, (), f"activation f({var}) = {format_expr(node)}", node.span,
+                             conditions)
     except SpecError as err:
         raise err.with_source(text) from None
     return _gate_wrap(act, gated)

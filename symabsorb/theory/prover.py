@@ -19,7 +19,7 @@ from ..analysis.facts import Evidence
 from ..analysis.fold import fold_target
 from ..model.activation import Activation, AnyActivation, GatedActivation
 from ..model.block import M_WIDTH, Block, D, Question, Skip, Stack
-from ..model.domain import NonReal, nonreal_stretches
+from ..model.domain import NonReal, domain_gap, nonreal_stretches
 from .derivation import (
     CandidateOutcome,
     Derivation,
@@ -213,6 +213,18 @@ def _undefined(target: Block | Stack) -> tuple[str, sp.Expr] | None:
     return None
 
 
+def _domain_gap(target: Block | Stack) -> str | None:
+    """Why an activation of ``target`` as written may have no value at a real point that its simplified form
+    hides (a divisor SymPy cancelled: ``z^2/z``), when that is not proved harmless."""
+    blocks = target.blocks if isinstance(target, Stack) else (target,)
+    for b in blocks:
+        act = b.activation
+        gap = domain_gap((act.gate if isinstance(act, GatedActivation) else act).conditions)
+        if gap is not None:
+            return gap.sentence(act.name)
+    return None
+
+
 def _nonreal(target: Block | Stack) -> tuple[str, NonReal] | None:
     """An activation of ``target`` (or its gate) proved non-real at a point."""
     blocks = target.blocks if isinstance(target, Stack) else (target,)
@@ -291,6 +303,9 @@ def derive(target: Block | Stack, library: Library, query: str = "",
                      f"The activation `{name}` has no finite real value at $z = {sp.latex(point)}$, so it is not a "
                      "function on all of R and no result applies (define its value there, e.g. with "
                      "`if z >= a and z <= a then v else ...`)."))
+    gap = _domain_gap(target)
+    if gap is not None:
+        return Proof(_open(query, target.name, kind, act, [], setting, gap))
     tried = attempts(subject, library)
     chosen = next((a for a in tried if a.holds), None)
     outcomes = _outcomes(tried, chosen)
