@@ -324,7 +324,10 @@ def cmd_graph(args: argparse.Namespace) -> int:
 
         spec, text = _read_spec(args.spec)
         states = api.prove(api.Spec(spec, text), budget=args.budget, lib=library).data.node_states()
-    fmt = args.format or ("html" if args.output and Path(args.output).suffix.lower() in (".html", ".htm") else "dot")
+    from .report.formats import RENDERERS
+
+    page = RENDERERS.lookup("html", "graph").suffixes  # -o FILE.html: the interactive page; else DOT
+    fmt = args.format or ("html" if args.output and Path(args.output).suffix.lower() in page else "dot")
     out = render_graph(library, fmt, states)
     if args.output:
         _write_atomic(Path(args.output), out, protect=[Path(args.spec)] if args.spec and args.spec != "-" else [])
@@ -562,7 +565,7 @@ def build_parser() -> argparse.ArgumentParser:
     command("catalog", "the verdict for every built-in activation", cmd_catalog, "json", "theorems", "run")
 
     gr = command("graph", "print the lemma graph", cmd_graph, "theorems", "run")
-    gr.add_argument("--format", choices=("dot", "mermaid", "json", "html", "blueprint"),
+    gr.add_argument("--format", choices=FormatNames("graph"), metavar="FORMAT",
                     help="dot (default), mermaid, json, html: one self-contained interactive page "
                     "(the default for -o FILE.html), or blueprint: a leanblueprint chapter (LaTeX, \\uses and status)")
     gr.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")

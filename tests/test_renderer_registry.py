@@ -114,3 +114,28 @@ def test_registration_conflicts_are_errors() -> None:
     with pytest.raises(ValueError, match="unknown kind"):
         table.register("c", kind="poster")  # type: ignore[arg-type]
     assert table.render("report", "X", object()) == "a" and table.names() == ("a",)
+
+
+def test_graph_formats_come_from_the_table(tmp_path: Path) -> None:
+    from symabsorb.report.graph import render_graph
+    from symabsorb.theory.library import default_library
+
+    assert RENDERERS.names("graph") == ("dot", "mermaid", "json", "html", "blueprint")
+    with pytest.raises(UnknownFormat, match="unknown format 'svg': use one of dot, mermaid, json, html, blueprint"):
+        render_graph(default_library(), "svg")
+    with pytest.raises(UnknownFormat, match="the format 'md' has no graph renderer"):
+        render_graph(default_library(), "md")  # never DOT in disguise
+
+    @renderer("toygraph", kind="graph")
+    def toy_graph(library: Any, states: Any, opts: RenderOptions) -> str:
+        return f"{len(library.results)} results\n"
+
+    try:
+        code, out, err, _ = run_cli("graph", "--format", "toygraph")
+        assert code == 0 and out == f"{len(default_library().results)} results\n", err
+    finally:
+        RENDERERS.unregister("toygraph")
+    code, _, err, _ = run_cli("graph", "--format", "toygraph")
+    assert code == 2 and "'dot', 'mermaid', 'json', 'html', 'blueprint'" in err
+    code, _, err, _ = run_cli("graph", "-o", str(tmp_path / "g.html"))
+    assert code == 0 and (tmp_path / "g.html").read_text(encoding="utf-8").lstrip().lower().startswith("<!doctype html")

@@ -8,7 +8,8 @@ four entry points, one per kind of document:
 - ``report``: ``fn(report: Report, opts: RenderOptions) -> str`` (every query of a spec),
 - ``answer``: ``fn(answer: QueryAnswer, library: Library, opts: RenderOptions) -> str`` (one answer),
 - ``summary``: ``fn(report: Report, opts: RenderOptions) -> str`` (a notebook's compact view),
-- ``scan``: ``fn(records, skipped, opts: RenderOptions) -> str`` (``symabsorb scan``'s table).
+- ``scan``: ``fn(records, skipped, opts: RenderOptions) -> str`` (``symabsorb scan``'s table),
+- ``graph``: ``fn(library: Library, states, opts: RenderOptions) -> str`` (``symabsorb graph``).
 
 A new format is one decorated function in one file::
 
@@ -32,9 +33,9 @@ from typing import Any, Literal, TypeVar
 
 __all__ = ["KINDS", "RENDERERS", "Format", "RenderOptions", "RendererRegistry", "UnknownFormat", "renderer"]
 
-Kind = Literal["report", "answer", "summary", "scan"]
+Kind = Literal["report", "answer", "summary", "scan", "graph"]
 #: the kinds of document a format can render
-KINDS: tuple[Kind, ...] = ("report", "answer", "summary", "scan")
+KINDS: tuple[Kind, ...] = ("report", "answer", "summary", "scan", "graph")
 
 F = TypeVar("F", bound=Callable[..., str])
 
@@ -76,7 +77,7 @@ class UnknownFormat(ValueError):
 
 
 #: the modules that register the built-in formats, imported on the first read of the table
-BUILTIN_MODULES = ("markdown", "html", "latex", "jsonout", "terminal", "scantable")
+BUILTIN_MODULES = ("markdown", "html", "latex", "jsonout", "terminal", "scantable", "graph")
 
 
 class RendererRegistry:
@@ -84,7 +85,7 @@ class RendererRegistry:
 
     def __init__(self, builtin: tuple[str, ...] = ()) -> None:
         self._formats: dict[str, Format] = {}
-        self._seq: dict[str, int] = {}  # the order formats were first registered in
+        self._seq: dict[tuple[str, str], int] = {}  # the order (format, kind) entries were registered in
         self._builtin = builtin
         self._loaded = not builtin
 
@@ -118,7 +119,7 @@ class RendererRegistry:
             fmt = replace(fmt, aliases=fmt.aliases + new_aliases, suffixes=fmt.suffixes + new_suffixes,
                           entries={**fmt.entries, kind: fn})
             self._formats[key] = fmt
-            self._seq.setdefault(key, len(self._seq))
+            self._seq.setdefault((key, kind), len(self._seq))
             return fn
 
         return decorate
@@ -126,7 +127,7 @@ class RendererRegistry:
     def unregister(self, name: str) -> None:
         """Forget the format ``name`` (every kind): what a test does after registering a toy one."""
         self._formats.pop(name.lower(), None)
-        self._seq.pop(name.lower(), None)
+        self._seq = {k: v for k, v in self._seq.items() if k[0] != name.lower()}
 
     def _owner(self, spelling: str) -> str | None:
         for fmt in self._formats.values():
@@ -134,28 +135,36 @@ class RendererRegistry:
                 return fmt.name
         return None
 
-    def _rank(self, fmt: Format) -> tuple[int, int]:
+    def _rank(self, fmt: Format, kind: str | None = None) -> tuple[int, int]:
         """Built-in formats first, in the order of their modules (whatever order those were imported
-        in), then the others as registered: the choices read the same in every process."""
+        in), then the others as registered: the choices read the same in every process. With ``kind``,
+        by that kind's entry (``json`` is listed among the graph formats where graph.py registers it)."""
         modules = [f"{__package__}.{m}" for m in self._builtin]
-        ranks = [modules.index(fn.__module__) for fn in fmt.entries.values() if fn.__module__ in modules]
-        return (min(ranks) if ranks else len(modules), self._seq[fmt.name])
+        entries = {k: fn for k, fn in fmt.entries.items() if kind is None or k == kind}
+        ranks = [(modules.index(fn.__module__) if fn.__module__ in modules else len(modules), self._seq[(fmt.name, k)])
+                 for k, fn in entries.items()]
+        return min(ranks) if ranks else (len(modules), 0)
 
     def __iter__(self) -> Iterator[Format]:
         self._load()
         return iter(sorted(self._formats.values(), key=self._rank))
 
+    def _of(self, kind: Kind) -> list[Format]:
+        """The formats that render ``kind``, in their order for that kind."""
+        self._load()
+        return sorted((f for f in self._formats.values() if kind in f.entries), key=lambda f: self._rank(f, kind))
+
     def names(self, kind: Kind = "report") -> tuple[str, ...]:
         """The canonical names of the formats that render ``kind``, in registration order."""
-        return tuple(f.name for f in self if kind in f.entries)
+        return tuple(f.name for f in self._of(kind))
 
     def spellings(self, kind: Kind = "report") -> tuple[str, ...]:
         """Every name and alias of the formats that render ``kind`` (what ``--format`` accepts)."""
-        return tuple(n for f in self if kind in f.entries for n in (f.name, *f.aliases))
+        return tuple(n for f in self._of(kind) for n in (f.name, *f.aliases))
 
     def suffixes(self, kind: Kind = "report") -> tuple[str, ...]:
         """The file suffixes (``.md``) of the formats that render ``kind`` (what ``-o FILE`` tells apart)."""
-        return tuple(s for f in self if kind in f.entries for s in f.suffixes)
+        return tuple(s for f in self._of(kind) for s in f.suffixes)
 
     def lookup(self, fmt: str, kind: Kind = "report") -> Format:
         """The format ``fmt`` names (any case, a leading dot allowed: ``.MD``, ``markdown``) if it

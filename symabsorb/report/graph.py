@@ -1,4 +1,5 @@
-"""The lemma graph as DOT, Mermaid, JSON or an interactive HTML page (``symabsorb graph``)."""
+"""The lemma graph as DOT, Mermaid, JSON, an interactive HTML page or a leanblueprint chapter
+(``symabsorb graph``): each registered as a ``graph`` renderer in the one table of formats."""
 
 from __future__ import annotations
 
@@ -9,13 +10,13 @@ from ..theory.library import Library
 from ..theory.serialize import graph_to_dict
 from .common import SOURCE_COLORS, STATE_COLORS, citation_text, node_id, shown_source
 from .escape import dot_string, json_safe, mermaid_text
+from .formats import RENDERERS, RenderOptions, renderer
 
-__all__ = ["GRAPH_FORMATS", "render_graph"]
-
-GRAPH_FORMATS = ("dot", "mermaid", "json", "html", "blueprint")
+__all__ = ["render_graph"]
 
 
-def _dot(library: Library, states: dict[str, NodeState]) -> str:
+@renderer("dot", kind="graph")
+def _dot(library: Library, states: dict[str, NodeState], opts: RenderOptions | None = None) -> str:
     lines = ["digraph symabsorb {", "  rankdir=BT;", '  node [shape=box, style="rounded,filled", fontname="Helvetica"];']
     for rid in sorted(library.results):
         r = library.results[rid]
@@ -30,7 +31,8 @@ def _dot(library: Library, states: dict[str, NodeState]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _mermaid(library: Library, states: dict[str, NodeState]) -> str:
+@renderer("mermaid", kind="graph")
+def _mermaid(library: Library, states: dict[str, NodeState], opts: RenderOptions | None = None) -> str:
     lines = ["graph BT"]
     for rid in sorted(library.results):
         lines.append(f'  {node_id(rid)}["{mermaid_text(library.results[rid].label)}"]')
@@ -44,20 +46,26 @@ def _mermaid(library: Library, states: dict[str, NodeState]) -> str:
     return "\n".join(lines) + "\n"
 
 
+@renderer("json", kind="graph")
+def _json(library: Library, states: dict[str, NodeState], opts: RenderOptions | None = None) -> str:
+    return json_safe(json.dumps(graph_to_dict(library, states), indent=2, ensure_ascii=False)) + "\n"
+
+
+@renderer("html", kind="graph")
+def _page(library: Library, states: dict[str, NodeState], opts: RenderOptions | None = None) -> str:
+    from .graphpage import graph_page
+
+    return graph_page(library, states)
+
+
+@renderer("blueprint", kind="graph")
+def _blueprint(library: Library, states: dict[str, NodeState], opts: RenderOptions | None = None) -> str:
+    from .latex import render_blueprint
+
+    return render_blueprint(library)
+
+
 def render_graph(library: Library, fmt: str = "dot", states: dict[str, NodeState] | None = None) -> str:
-    states = states or {}
-    if fmt == "dot":
-        return _dot(library, states)
-    if fmt == "mermaid":
-        return _mermaid(library, states)
-    if fmt == "html":
-        from .graphpage import graph_page
-
-        return graph_page(library, states)
-    if fmt == "blueprint":
-        from .latex import render_blueprint
-
-        return render_blueprint(library)
-    if fmt == "json":
-        return json_safe(json.dumps(graph_to_dict(library, states), indent=2, ensure_ascii=False)) + "\n"
-    raise ValueError(f"unknown graph format {fmt!r}; expected one of {', '.join(GRAPH_FORMATS)}")
+    """The library's lemma graph in ``fmt``, any format with a ``graph`` renderer (dot, mermaid, json,
+    html, blueprint); :class:`~.formats.UnknownFormat` naming them otherwise."""
+    return RENDERERS.render("graph", fmt, library, states or {})

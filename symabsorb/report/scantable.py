@@ -173,17 +173,6 @@ def render_scan_table(records: Sequence[dict[str, Any]], skipped: Sequence[tuple
     return RENDERERS.render("scan", fmt, records, skipped)
 
 
-@renderer("csv", kind="scan", suffixes=(".csv",))
-def scan_csv(records: Sequence[dict[str, Any]], skipped: Sequence[tuple[str, str]], opts: RenderOptions) -> str:
-    rows = scan_rows(records)
-    buf = io.StringIO()
-    writer = csv.writer(buf, quoting=csv.QUOTE_ALL, lineterminator="\n")
-    writer.writerow([*_FILE_COLUMNS, "note"])
-    for row in rows:
-        writer.writerow([_csv_cell(terminal_text(c)) for c in [*_file_cells(row), row["note"]]])
-    return buf.getvalue()
-
-
 @renderer("md", kind="scan")
 def scan_markdown(records: Sequence[dict[str, Any]], skipped: Sequence[tuple[str, str]], opts: RenderOptions) -> str:
     rows = scan_rows(records)
@@ -206,3 +195,14 @@ def scan_latex(records: Sequence[dict[str, Any]], skipped: Sequence[tuple[str, s
     out += [_tex(f"{row['path']}:{row['layer']}: {row['note']}") + "\\par" for row in rows if row["note"]]
     out += [_tex(f"skipped {path}: {why}") + "\\par" for path, why in _skipped(skipped)]
     return "\n".join(out) + "\n"
+
+
+@renderer("csv", kind="scan", suffixes=(".csv",))
+def scan_csv(records: Sequence[dict[str, Any]], skipped: Sequence[tuple[str, str]], opts: RenderOptions) -> str:
+    rows = scan_rows(records)
+    buf = io.StringIO()
+    writer = csv.writer(buf, quoting=csv.QUOTE_ALL, lineterminator="\n")
+    writer.writerow([*_FILE_COLUMNS, "note"])
+    for row in rows:
+        writer.writerow([_csv_cell(terminal_text(c)) for c in [*_file_cells(row), row["note"]]])
+    return buf.getvalue()
