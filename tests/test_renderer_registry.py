@@ -96,6 +96,9 @@ def test_the_one_table() -> None:
     with pytest.raises(UnknownFormat):
         RENDERERS.by_suffix(".csv")  # no report is written as csv
     assert normalize_format("Markdown") == "md" and normalize_format(".tex") == "tex" and normalize_format("txt") == "text"
+    # --format accepts what it accepted when the CLI had its own copy of the table
+    assert set(RENDERERS.spellings("report")) == {"md", "markdown", "html", "htm", "tex", "latex", "json", "terminal",
+                                                  "text", "txt"}
 
 
 def test_registration_conflicts_are_errors() -> None:

@@ -159,8 +159,9 @@ class RendererRegistry:
         return tuple(f.name for f in self._of(kind))
 
     def spellings(self, kind: Kind = "report") -> tuple[str, ...]:
-        """Every name and alias of the formats that render ``kind`` (what ``--format`` accepts)."""
-        return tuple(n for f in self._of(kind) for n in (f.name, *f.aliases))
+        """Every spelling of the formats that render ``kind``: name, aliases and suffixes without the
+        dot (what ``--format`` accepts: ``md``, ``markdown``, ``htm``...)."""
+        return tuple(dict.fromkeys(n for f in self._of(kind) for n in f.names))
 
     def suffixes(self, kind: Kind = "report") -> tuple[str, ...]:
         """The file suffixes (``.md``) of the formats that render ``kind`` (what ``-o FILE`` tells apart)."""
