@@ -167,3 +167,14 @@ def test_a_stretch_where_sigma_is_real_at_the_midpoint_tries_other_points() -> N
     expr = sp.sqrt(1 - Z**2) * sp.sin(sp.pi * Z / 2) + Z  # real at z = ±2 (sin(±π) = 0), not at ±3
     (nr,) = nonreal_stretches(expr)[:1]
     assert nr.point not in (2, -2) and nr.kind == "stretch"
+
+
+def test_a_rational_polynomial_is_proved_positive_or_its_real_root_named() -> None:
+    # exact real-root isolation, where SymPy's assumptions leave z^2 + z + 1 undecided
+    assert not_proved_real(Z / (Z**2 + Z + 1)) is None
+    assert not_proved_real(sp.log(Z**2 + Z + 1)) is None
+    assert not_proved_real(sp.log(Z**2 + Z + 1) + 1 / (Z**4 + 1)) is None
+    assert "is 0 at z = -sqrt(2) (exactly)" in (not_proved_real(Z / (Z**2 - 2)) or "")
+    assert not_proved_real(sp.log(Z**2 - Z)) is not None  # negative on (0, 1)
+    assert not_proved_real(sp.log(-(Z**2) - 1)) is not None  # no real root, but negative
+    assert not_proved_real(1 / (Z**2 + Z + 1)) is None and not_proved_real(1 / Z**2) is not None

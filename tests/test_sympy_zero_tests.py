@@ -574,8 +574,9 @@ ALLOWED: tuple[tuple[str, str, str], ...] = (
      'first = next(i for i, n in enumerate(p) if n != 0)',
      INT),
     ('analysis/realness.py',
-     'return None if base.is_nonzero is True else (',
-     'only a SymPy assumption answering True is used (a proof); None and False fall to "not proved"'),
+     'if base.is_nonzero is True or (z is Z and proved_nonzero_on_reals(base)):',
+     'only a SymPy assumption answering True is used (a proof), or exact real-root isolation; None and False '
+     'fall to "not proved"'),
     ('model/domain.py',
      'if not v.imag.is_zero() or v.real.contains(0):',
      'python-flint ball predicates (exact on the ball), not SymPy values'),

@@ -4,7 +4,9 @@ Every result of the library is about functions ``σ : R → R``. A verdict may r
 when σ is proved real and finite at every real ``z``: the imaginary unit anywhere (``sqrt(-4)``
 is ``2i``; ``tanh(z) + i·erf(i·z)`` is real but nothing here proves it), a logarithm or a
 fractional power of an argument not proved positive / nonnegative, or a negative power of a
-base not proved nonzero (``sin(z)/cos(z)`` has poles) leaves the question undecided. A walk
+base not proved nonzero (``sin(z)/cos(z)`` has poles) leaves the question undecided. A rational
+polynomial is proved positive / nonzero by exact real-root isolation (``1/(z^2 + z + 1)`` is real),
+and a real root of a divisor is named (``z/(z^2 - 2)``: 0 at ``z = -sqrt(2)``). A walk
 over the tree with SymPy's assumptions (``z`` is a real symbol); no simplification.
 """
 
@@ -14,6 +16,7 @@ import functools
 
 import sympy as sp
 
+from ..model.domain import first_real_root, proved_nonzero_on_reals, proved_positive_on_reals
 from ..model.functions import Z
 
 __all__ = ["not_proved_real"]
@@ -77,7 +80,7 @@ def _reason(e: sp.Basic, z: sp.Symbol) -> str | None:
     if isinstance(e, _REAL_TOTAL):
         return _first(e.args, z)
     if isinstance(e, sp.log):
-        return _first(e.args, z) or (None if e.args[0].is_positive is True else
+        return _first(e.args, z) or (None if _positive(e.args[0], z) else
                                   f"the argument of {sp.sstr(e)} is not proved positive on R")
     if isinstance(e, sp.Pow):
         base, exp = e.args
@@ -85,17 +88,27 @@ def _reason(e: sp.Basic, z: sp.Symbol) -> str | None:
         if inner is not None:
             return inner
         if exp.has(z):
-            return None if base.is_positive is True else f"the base of {sp.sstr(e)} is not proved positive on R"
+            return None if _positive(base, z) else f"the base of {sp.sstr(e)} is not proved positive on R"
         if exp.is_Integer and exp >= 0:
             return None
         if exp.is_Integer:
-            return None if base.is_nonzero is True else (
-                f"{sp.sstr(base)} is not proved nonzero on R: σ may have a pole")
+            if base.is_nonzero is True or (z is Z and proved_nonzero_on_reals(base)):
+                return None
+            root = first_real_root(base) if z is Z else None
+            if root is not None:
+                return f"{sp.sstr(base)} is 0 at z = {sp.sstr(root)} (exactly): σ may have a pole there"
+            return f"{sp.sstr(base)} is not proved nonzero on R: σ may have a pole"
         if exp.is_Rational and exp > 0:
-            return None if base.is_nonnegative is True else (
+            return None if base.is_nonnegative is True or _positive(base, z) else (
                 f"the base of {sp.sstr(e)} is not proved nonnegative on R")
-        return None if base.is_positive is True else f"the base of {sp.sstr(e)} is not proved positive on R"
+        return None if _positive(base, z) else f"the base of {sp.sstr(e)} is not proved positive on R"
     return f"{type(e).__name__} is not known to be real and finite on R"
+
+
+def _positive(e: sp.Expr, z: sp.Symbol) -> bool:
+    """``e > 0`` on R, proved (SymPy's deductive sign; for ``z`` itself also exact real-root isolation of a
+    rational polynomial: ``z^2 + z + 1``)."""
+    return e.is_positive is True or (z is Z and proved_positive_on_reals(e))
 
 
 def _first(args: object, z: sp.Symbol) -> str | None:

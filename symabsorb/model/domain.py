@@ -27,7 +27,8 @@ import sympy as sp
 
 from .functions import Z
 
-__all__ = ["NonReal", "nonreal_stretches"]
+__all__ = ["DomainGap", "NonReal", "SideCondition", "domain_gap", "first_real_root", "nonreal_stretches",
+           "open_conditions", "proved_nonzero_on_reals", "proved_positive_on_reals"]
 
 #: Precisions (bits) of the complex enclosure, tried in turn.
 _PRECISIONS = (64, 256, 1024)
@@ -454,6 +455,25 @@ def proved_nonzero_on_reals(e: sp.Expr) -> bool:
         return True
     poly = _rational_poly(e)
     return poly is not None and poly.degree() >= 0 and not poly.real_roots()
+
+
+def proved_positive_on_reals(e: sp.Expr) -> bool:
+    """``e > 0`` at every real z, proved: SymPy's deductive sign, or a polynomial with rational coefficients, no
+    real root and a positive value at 0 (exact). False: not proved."""
+    if e.is_positive is True:
+        return True
+    poly = _rational_poly(e)
+    return poly is not None and poly.degree() >= 0 and not poly.real_roots() and poly.eval(0) > 0
+
+
+def first_real_root(e: sp.Expr) -> sp.Expr | None:
+    """The least real root of ``e`` when it is a polynomial with rational coefficients (exact: a rational, a
+    radical or a ``CRootOf``), else None (none, or not such a polynomial)."""
+    poly = _rational_poly(e)
+    if poly is None or poly.degree() < 1:
+        return None
+    roots = poly.real_roots()
+    return min(roots, key=lambda r: float(r)) if roots else None
 
 
 def _rational_poly(e: sp.Expr) -> sp.Poly | None:
