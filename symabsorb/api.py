@@ -1038,8 +1038,9 @@ class Exploration(_Renderable):
 
     def render(self, fmt: str = "md", *, fragment: bool = False, color: bool = False, width: int = 100) -> str:
         from .report.atlas import render_atlas
+        from .report.formats import RENDERERS
 
-        return render_atlas(self.atlas, _check_format(fmt, fragment, color, width, choices=("md", "html", "json")))
+        return render_atlas(self.atlas, _check_format(fmt, fragment, color, width, choices=RENDERERS.names("atlas")))
 
     def write(self) -> list[Path]:
         """``atlas.md``, ``atlas.html``, ``atlas.json`` and each family's map (SVG) in the results directory."""

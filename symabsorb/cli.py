@@ -603,7 +603,8 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("spec", help="a .absorb file with `space` declarations")
     ex.add_argument("--space", action="append", metavar="NAME", help="explore only this space (repeatable)")
     ex.add_argument("-o", "--output", metavar="FILE", help="also write the atlas to FILE (.md, .html or .json)")
-    ex.add_argument("--format", choices=("md", "html", "json"), help="the format of -o FILE (default: its extension)")
+    ex.add_argument("--format", choices=FormatNames("atlas"), metavar="FORMAT",
+                    help="%(choices)s: the format of -o FILE (default: its extension)")
     ex.add_argument("--case-budget", type=_budget_seconds, default=60.0, metavar="SECONDS",
                     help="CPU seconds per classification case (default: 60)")
     ex.add_argument("--evidence-budget", type=_budget_seconds, default=120.0, metavar="SECONDS",
@@ -700,9 +701,12 @@ def cmd_explore(args: argparse.Namespace) -> int:
     for name in args.space or ():
         if name not in names:
             raise UsageError(f"no space `{name}` in {args.spec}; it declares " + ", ".join(sorted(names)))
+    from .report.formats import RENDERERS
+
     fmt = _format_for(args) if args.output else "md"
-    if fmt not in ("md", "html", "json"):
-        raise UsageError("the atlas is written as md, html or json")
+    if fmt not in RENDERERS.names("atlas"):
+        *first, last = RENDERERS.names("atlas")
+        raise UsageError(f"the atlas is written as {', '.join(first)} or {last}")
     if args.stacks and args.no_stacks:
         raise UsageError("--stacks and --no-stacks exclude each other")
     # the stack phase is about ReLU/GELU, not the chosen spaces: with --space only when asked

@@ -142,3 +142,17 @@ def test_graph_formats_come_from_the_table(tmp_path: Path) -> None:
     assert code == 2 and "'dot', 'mermaid', 'json', 'html', 'blueprint'" in err
     code, _, err, _ = run_cli("graph", "-o", str(tmp_path / "g.html"))
     assert code == 0 and (tmp_path / "g.html").read_text(encoding="utf-8").lstrip().lower().startswith("<!doctype html")
+
+
+def test_atlas_formats_come_from_the_table() -> None:
+    from symabsorb.explore.atlas import Atlas
+    from symabsorb.report.atlas import render_atlas
+
+    assert RENDERERS.names("atlas") == ("md", "html", "json")
+    atlas = Atlas(title="t", spaces=(), stacks=(), run={})
+    assert render_atlas(atlas, "md").startswith("# t") and render_atlas(atlas, "json").startswith("{")
+    with pytest.raises(UnknownFormat, match="the format 'tex' has no atlas renderer: use one of md, html, json"):
+        render_atlas(atlas, "tex")  # before: Markdown in disguise
+    spec = Path(__file__).parent.parent / "examples" / "explore.absorb"
+    code, _, err, _ = run_cli("explore", str(spec), "--in-process", "-o", "atlas.tex")
+    assert code == 2 and "the atlas is written as md, html or json" in err  # refused before any work

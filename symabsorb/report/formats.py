@@ -9,7 +9,8 @@ four entry points, one per kind of document:
 - ``answer``: ``fn(answer: QueryAnswer, library: Library, opts: RenderOptions) -> str`` (one answer),
 - ``summary``: ``fn(report: Report, opts: RenderOptions) -> str`` (a notebook's compact view),
 - ``scan``: ``fn(records, skipped, opts: RenderOptions) -> str`` (``symabsorb scan``'s table),
-- ``graph``: ``fn(library: Library, states, opts: RenderOptions) -> str`` (``symabsorb graph``).
+- ``graph``: ``fn(library: Library, states, opts: RenderOptions) -> str`` (``symabsorb graph``),
+- ``atlas``: ``fn(atlas: Atlas, opts: RenderOptions) -> str`` (``symabsorb explore``'s atlas).
 
 A new format is one decorated function in one file::
 
@@ -33,9 +34,9 @@ from typing import Any, Literal, TypeVar
 
 __all__ = ["KINDS", "RENDERERS", "Format", "RenderOptions", "RendererRegistry", "UnknownFormat", "renderer"]
 
-Kind = Literal["report", "answer", "summary", "scan", "graph"]
+Kind = Literal["report", "answer", "summary", "scan", "graph", "atlas"]
 #: the kinds of document a format can render
-KINDS: tuple[Kind, ...] = ("report", "answer", "summary", "scan", "graph")
+KINDS: tuple[Kind, ...] = ("report", "answer", "summary", "scan", "graph", "atlas")
 
 F = TypeVar("F", bound=Callable[..., str])
 
@@ -77,7 +78,7 @@ class UnknownFormat(ValueError):
 
 
 #: the modules that register the built-in formats, imported on the first read of the table
-BUILTIN_MODULES = ("markdown", "html", "latex", "jsonout", "terminal", "scantable", "graph")
+BUILTIN_MODULES = ("markdown", "html", "latex", "jsonout", "terminal", "scantable", "graph", "atlas")
 
 
 class RendererRegistry:
