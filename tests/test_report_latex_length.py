@@ -82,3 +82,30 @@ def test_the_pdf_is_an_appendix_not_a_book(tmp_path: Path) -> None:
     pages = int(re.search(r"Output written on paper\.pdf \((\d+) pages", log).group(1))  # type: ignore[union-attr]
     assert pages <= 20, pages  # 24 before the pointers
     assert "undefined" not in log.lower()  # every "As in Query~\ref" resolves
+
+
+def test_every_pointer_names_the_very_steps_it_replaces() -> None:
+    """Expanding each "As in Query q, items ..." by the items it names gives back, item for item,
+    the derivation the query has on its own (rendered alone, with no pointer)."""
+    report = symabsorb.prove(symabsorb.load(EXAMPLES / "paper.absorb"))
+    queries = _queries(report.render("tex"))
+
+    def items(body: str) -> list[str]:
+        return _top_items(body.split("\\begin{enumerate}", 1)[1].split("\\end{enumerate}", 1)[0])
+
+    printed = [items(q) for q in queries]
+    pointer = re.compile(r"Query~\\ref\{q:(\d+)\}, items?~([0-9, and-]+?)(?=; Query|\.$)")
+    for j, (result, mine) in enumerate(zip(report.results, printed, strict=True)):
+        expanded: list[str] = []
+        for item in mine:
+            if not item.startswith("\\item As in Query"):
+                expanded.append(item)
+                continue
+            named: list[tuple[int, int]] = []
+            for q, numbers in pointer.findall(item.strip()):
+                for part in re.split(r", | and ", numbers):
+                    lo, _, hi = part.partition("--")
+                    named += [(int(q), n) for n in range(int(lo), int(hi or lo) + 1)]
+            expanded += [printed[q - 1][n - 1] for q, n in named]
+        alone = items(result.render("tex"))
+        assert sorted(expanded) == sorted(alone), j + 1  # the same steps (a pointer lists them by query)
