@@ -55,3 +55,10 @@ def test_the_library_in_force_is_fingerprinted(tmp_path: Path) -> None:
     other = _report(tmp_path, "--theorems", str(_lemma(tmp_path, "user", "\n# edited\n")))["tool"]["library"]
     assert one["results"] == builtin["results"] + 1 == other["results"]
     assert len({builtin["sha256"], one["sha256"], other["sha256"]}) == 3  # a lemma's bytes change the hash
+
+
+def test_graph_json_shows_a_user_lemma_as_the_users(tmp_path: Path) -> None:
+    code, out, err, _ = run_cli("graph", "--theorems", str(_lemma(tmp_path, "library")), "--format", "json")
+    assert code == 0, err
+    nodes = {n["id"]: n["source"] for n in json.loads(out)["nodes"]}
+    assert nodes["X-linear"] == "user" and nodes["L-linear"] == "library"

@@ -48,7 +48,11 @@ def _mermaid(library: Library, states: dict[str, NodeState], opts: RenderOptions
 
 @renderer("json", kind="graph")
 def _json(library: Library, states: dict[str, NodeState], opts: RenderOptions | None = None) -> str:
-    return json_safe(json.dumps(graph_to_dict(library, states), indent=2, ensure_ascii=False)) + "\n"
+    graph = graph_to_dict(library, states)
+    for node in graph.get("nodes", ()):  # a --theorems result is the user's, whatever its file claims
+        if node.get("id") in library.results:
+            node["source"] = shown_source(library.results[node["id"]])
+    return json_safe(json.dumps(graph, indent=2, ensure_ascii=False)) + "\n"
 
 
 @renderer("html", kind="graph")
