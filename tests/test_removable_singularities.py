@@ -130,3 +130,23 @@ def test_proved_nonzero_on_reals() -> None:
     assert not proved_nonzero_on_reals(Z**2 - 2) and not proved_nonzero_on_reals(sp.cos(Z))
     h = sp.cosh(1) ** 2 - sp.sinh(1) ** 2 - 1  # a hidden zero: never taken as nonzero
     assert not proved_nonzero_on_reals(h) and not proved_nonzero_on_reals(Z**2 + h)
+
+
+WIDTH_SPEC = """activation f(z) = z^2/z
+block bf { activation: f dim: 2 width: 2 W_up: [[1, 0], [0, 1]] W_down: [[1, 2], [3, 4]] }
+"""
+
+
+def test_the_facts_and_the_width_query_claim_nothing_for_sigma_undefined_at_a_point() -> None:
+    from answering import session
+
+    from symabsorb.analysis.engine import analyze
+    from symabsorb.analysis.facts import Status
+
+    facts = analyze(activation_from_text("z^2/z"))  # facts about z would say: odd, linear, a polynomial
+    for part in (facts.parity, facts.polynomial, facts.homogeneity, facts.growth, facts.symmetry):
+        assert part.evidence.status is Status.UNKNOWN
+        assert "not proved defined on all of R" in (part.evidence.reason or "")
+    block = resolve_text(WIDTH_SPEC).blocks[0]
+    d = session().width(block, "width bf")  # was `width at most 4` by a witness construction for z
+    assert d.verdict is Verdict.OPEN

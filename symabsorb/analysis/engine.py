@@ -12,6 +12,7 @@ import sympy as sp
 
 from ..budget import note_machine_dependent, timeouts
 from ..model.activation import Activation, AnyActivation, GatedActivation
+from ..model.domain import domain_gap
 from ..model.functions import Z
 from . import cache
 from .at_zero import AtZeroFact, at_zero_fact
@@ -149,7 +150,10 @@ def analyze(act: AnyActivation, order: int = DEFAULT_ORDER, budget: float | None
     gated = isinstance(act, GatedActivation)
     # the facts' entry (the prover's is theory.prover.derive): constants proved rational are numbers
     expr = fold_constants(act.gate.expr if isinstance(act, GatedActivation) else act.expr)
-    parts = analyze_expr(expr, gated, order, budget)
+    # σ as written may have no value where SymPy cancelled a divisor (z^2/z): no fact is claimed then
+    gap = domain_gap((act.gate if isinstance(act, GatedActivation) else act).conditions)
+    parts = (_unknown_facts(f"σ is not proved defined on all of R: {gap.describe()}", gated, order)
+             if gap is not None else analyze_expr(expr, gated, order, budget))
     return ActivationFacts(act.name, expr, gated, *parts)
 
 
