@@ -150,3 +150,20 @@ def test_the_facts_and_the_width_query_claim_nothing_for_sigma_undefined_at_a_po
     block = resolve_text(WIDTH_SPEC).blocks[0]
     d = session().width(block, "width bf")  # was `width at most 4` by a witness construction for z
     assert d.verdict is Verdict.OPEN
+
+
+@pytest.mark.parametrize("text", [
+    "space s = { family: a*z^2/z  range a: [-1, 1] }\n",
+    "activation f(z) = z*(z-1)/(z-1)\nspace s = { primitives: [tanh, f], size: 3 }\n",
+])
+def test_an_explored_expression_undefined_at_a_point_is_a_spec_error(text: str) -> None:
+    # explore sends the simplified expression to its workers: it would decide a*z, or z, instead
+    from symabsorb.errors import SpecError
+
+    with pytest.raises(SpecError, match="as written is not proved defined on all of R"):
+        resolve_text(text)
+
+
+def test_an_explored_family_defined_everywhere_is_accepted() -> None:
+    spec = resolve_text("space s = { family: a*z*(1 + z^2)/(1 + z^2)  range a: [-1, 1] }\n")
+    assert spec.spaces[0].family is not None

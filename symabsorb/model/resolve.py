@@ -25,7 +25,7 @@ from ..paths import confine, note_checked
 from .activation import Activation, AnyActivation, Domain, GatedActivation, Parameter, ParameterSymbol
 from .block import L_DEPTH, M_WIDTH, NORMS, Block, D, ResolvedSpec, Skip, SpecQuery, Stack
 from .catalog import CATALOG, catalog_source
-from .domain import SideCondition, nonreal_stretches, open_conditions
+from .domain import SideCondition, domain_gap, nonreal_stretches, open_conditions
 from .functions import BUILTIN_FUNCTIONS, CONSTANTS, Z
 from .space import MAX_GRID, MAX_SIZE, OPERATORS, ParameterRange, Space
 
@@ -1126,7 +1126,10 @@ def _space(d: s.SpaceDef, scope: Scope) -> Space:
                                      "grid points are then exact rationals, e.g. `range a: [-1, 1]`")
             params[r.name] = sp.Symbol(r.name, real=True)
             ranges.append(ParameterRange(params[r.name], sp.Rational(low), sp.Rational(high)))
-        family = _ExprBuilder(scope, "z", params).build(d.family)
+        family_builder = _ExprBuilder(scope, "z", params)
+        family = family_builder.build(d.family)
+        _defined_on_reals(open_conditions(family, tuple(family_builder.conditions)), "the family",
+                          d.span_of("family"))
         for pr in ranges:
             if not family.has(pr.symbol):
                 raise SpecValueError(f"the family does not use the parameter `{pr.symbol}`", d.span_of(
@@ -1151,6 +1154,7 @@ def _space(d: s.SpaceDef, scope: Scope) -> Space:
             raise SpecValueError(f"primitive `{name}` has parameters without a value", d.span_of("primitives"),
                                  f"`{name}`", "an activation of z alone",
                                  f"declare `activation {name}1(z) = {name}(z; ...)` with values and list that")
+        _defined_on_reals(act.conditions, f"primitive `{name}`", d.span_of("primitives"))
         primitives.append(Activation(name, act.expr, (), act.source, act.span))
     constants: list[sp.Expr] = []
     for c in d.constants:
@@ -1165,6 +1169,17 @@ def _space(d: s.SpaceDef, scope: Scope) -> Space:
                              "each of `+`, `-`, `*` at most once")
     return Space(d.name, tuple(primitives), tuple(constants), tuple(operators), d.size,
                  source=format_statement(d), span=d.span)
+
+
+def _defined_on_reals(conditions: tuple[SideCondition, ...], what: str, span: Span | None) -> None:
+    """A spec error when ``what`` as written is not proved defined on R where its simplified form is (a divisor
+    SymPy cancelled): an explored expression travels as its simplified form, which would be decided instead."""
+    gap = domain_gap(conditions)
+    if gap is not None:
+        raise SpecValueError(f"{what} as written is not proved defined on all of R", span, gap.describe(),
+                             "an expression with a value at every real z",
+                             "write the simplified expression, or give the value at the hole with "
+                             "`if z >= a and z <= a then v else ...`")
 
 
 # ---- the whole spec ----------------------------------------------------------------------------------
