@@ -178,3 +178,14 @@ def test_a_rational_polynomial_is_proved_positive_or_its_real_root_named() -> No
     assert not_proved_real(sp.log(Z**2 - Z)) is not None  # negative on (0, 1)
     assert not_proved_real(sp.log(-(Z**2) - 1)) is not None  # no real root, but negative
     assert not_proved_real(1 / (Z**2 + Z + 1)) is None and not_proved_real(1 / Z**2) is not None
+
+
+def test_the_prover_states_only_what_is_proved_about_a_nonreal_point() -> None:
+    from symabsorb.model.activation import Activation
+
+    # σ itself non-real at a point (no square root, logarithm or power to blame): no argument is said negative
+    last = classify(Activation("c", 2 * sp.I * sp.Abs(Z))).steps[-1].text
+    assert "is not real" in last and "argument" not in last
+    # an argument that is not a polynomial: negative at the point (a ball), not on a stretch
+    last = classify(Activation("e", sp.sqrt(sp.exp((Z - 20) ** 2) - 2) + Z)).steps[-1].text
+    assert "\\sigma(20)" in last and "is negative at $z = 20$" in last

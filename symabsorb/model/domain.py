@@ -81,6 +81,20 @@ class NonReal:
                 f"excluding 0); the argument of {what}, {sp.sstr(self.argument)}, is negative {where}")
 
 
+    def sentence(self, name: str) -> str:
+        """The prover's reason for ``open`` (Markdown with ``$...$`` math) for the activation called ``name``:
+        the point where σ is proved non-real and, when it is known, where the argument is proved negative, no
+        more (σ itself may be real at some points of that stretch)."""
+        head = (f"The activation `{name}` is not real-valued: $\\sigma({sp.latex(self.point)})$ is not real (its "
+                f"imaginary part lies in {self.imaginary}, a rigorous enclosure)")
+        tail = " Every result is about real functions σ: R → R, so none applies."
+        if self.kind == "point":
+            return head + "." + tail
+        where = (f"at $z = {sp.latex(self.point)}$ (a rigorous enclosure)" if self.kind == "argument"
+                 else f"on ${self.interval_latex()}$")
+        return f"{head}, and the argument of ${sp.latex(self.source)}$ is negative {where}.{tail}"
+
+
 def _sources(expr: sp.Expr) -> list[tuple[sp.Expr, sp.Expr]]:
     out: list[tuple[sp.Expr, sp.Expr]] = []
     for node in sp.preorder_traversal(expr):

@@ -289,11 +289,7 @@ def derive(target: Block | Stack, library: Library, query: str = "",
     nonreal = _nonreal(target)
     if nonreal is not None:
         name, nr = nonreal
-        return Proof(_open(query, target.name, kind, act, [], setting,
-                     f"The activation `{name}` is not real-valued: $\\sigma({sp.latex(nr.point)})$ is not real (its "
-                     f"imaginary part lies in {nr.imaginary}, a rigorous enclosure), and the argument of "
-                     f"${sp.latex(nr.source)}$ is negative on ${nr.interval_latex()}$. Every result is about real "
-                     "functions σ: R → R, so none applies."))
+        return Proof(_open(query, target.name, kind, act, [], setting, nr.sentence(name)))
     if isinstance(target, Block) and target.norm in ("post-ln", "post-rms"):
         return _post_norm(target, query, library, budget, setting, act)
     hole = _undefined(target)
