@@ -167,3 +167,10 @@ def test_an_explored_expression_undefined_at_a_point_is_a_spec_error(text: str) 
 def test_an_explored_family_defined_everywhere_is_accepted() -> None:
     spec = resolve_text("space s = { family: a*z*(1 + z^2)/(1 + z^2)  range a: [-1, 1] }\n")
     assert spec.spaces[0].family is not None
+
+
+def test_a_divisor_that_is_itself_a_reciprocal_is_never_zero() -> None:
+    act = activation_from_text("z*(1/(z^2 + z + 1))/(1/(z^2 + z + 1))")  # SymPy builds z; the divisor is never 0
+    assert domain_gap(_conditions(act)) is None
+    gap = domain_gap(_conditions(activation_from_text("z*(1/z)/(1/z)")))  # the inner 1/z: no value at 0
+    assert gap is not None and gap.point == 0

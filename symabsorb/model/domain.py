@@ -556,6 +556,8 @@ def _zero_factors(e: sp.Expr) -> list[sp.Expr]:
         return _zero_factors(e.args[0])
     if isinstance(e, sp.Pow) and e.exp.is_positive is True and not e.exp.has(Z):
         return _zero_factors(e.base)
+    if isinstance(e, sp.Pow) and e.exp.is_negative is True and not e.exp.has(Z):
+        return []  # 1/u is never 0 (where u is 0, 1/u is a side condition of its own)
     if isinstance(e, sp.Mul):
         out: list[sp.Expr] = []
         for a in e.args:
