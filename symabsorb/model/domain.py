@@ -262,17 +262,9 @@ def _acb(flint: Any, e: sp.Basic, at: sp.Rational | None = None) -> Any:
 
 def _condition_at(cond: sp.Basic, at: sp.Rational | None) -> bool | None:
     """A case condition decided exactly at ``z = at`` (a relational between rationals and the point), else None."""
-    if cond is sp.true or cond is sp.false:
-        return bool(cond)
-    if at is None or cond.free_symbols - {Z} or sp.count_ops(cond) > 40:
-        return None
-    try:
-        value = cond.xreplace({Z: at})
-    except (TypeError, ValueError, ZeroDivisionError):
-        return None
-    if value is sp.true or value is sp.false:
-        return bool(value)
-    return None
+    if at is None:
+        return bool(cond) if cond is sp.true or cond is sp.false else None
+    return _guard_at(cond, at)
 
 
 def _imaginary_part(value: sp.Expr, at: sp.Rational | None = None) -> str | None:
