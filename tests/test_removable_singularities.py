@@ -174,3 +174,10 @@ def test_a_divisor_that_is_itself_a_reciprocal_is_never_zero() -> None:
     assert domain_gap(_conditions(act)) is None
     gap = domain_gap(_conditions(activation_from_text("z*(1/z)/(1/z)")))  # the inner 1/z: no value at 0
     assert gap is not None and gap.point == 0
+
+
+def test_a_sign_change_of_a_factor_is_named_as_the_factor() -> None:
+    # cos(z)^2 never changes sign: its factor cos(z) does, between -2 and -3/2 (a root at -π/2)
+    gap = domain_gap(_conditions(activation_from_text("z*cos(z)^2/cos(z)^2")))  # type: ignore[arg-type]
+    assert gap is not None and gap.between == (-2, sp.Rational(-3, 2))
+    assert "its factor cos(z) is continuous and takes both signs" in gap.describe()

@@ -393,6 +393,7 @@ class DomainGap:
     condition: SideCondition
     point: sp.Expr | None = None
     between: tuple[sp.Rational, sp.Rational] | None = None
+    factor: sp.Expr | None = None  # the factor whose sign change proves the 0 in ``between`` (when not the whole)
 
     @property
     def proved(self) -> bool:
@@ -402,6 +403,12 @@ class DomainGap:
         c = self.condition
         return f"the {c.what} ${sp.latex(c.expr)}$" if latex else f"the {c.what} {sp.sstr(c.expr)}"
 
+    def _changing(self, latex: bool = False) -> str:
+        f = self.factor
+        if f is None or f == self.condition.expr:
+            return "it"
+        return f"its factor ${sp.latex(f)}$" if latex else f"its factor {sp.sstr(f)}"
+
     def describe(self) -> str:
         """One sentence: what is proved (a point, or an interval holding a point), or that nothing is."""
         if self.point is not None:
@@ -409,9 +416,9 @@ class DomainGap:
                     "SymPy's evaluation cancelled it")
         if self.between is not None:
             lo, hi = self.between
-            return (f"σ as written has no value at some z in ({sp.sstr(lo)}, {sp.sstr(hi)}): {self._which()} is "
-                    "continuous and takes both signs at the ends (rigorous enclosures), so it is 0 in between; "
-                    "SymPy's evaluation cancelled it")
+            return (f"σ as written has no value at some z in ({sp.sstr(lo)}, {sp.sstr(hi)}): {self._which()} is 0 "
+                    f"there, since {self._changing()} is continuous and takes both signs at the ends (rigorous "
+                    "enclosures); SymPy's evaluation cancelled it")
         return (f"{self._which()} of σ as written is not proved nonzero on R, so σ may have no value at some real "
                 "point; SymPy's evaluation cancelled it")
 
@@ -425,10 +432,10 @@ class DomainGap:
         if self.between is not None:
             lo, hi = self.between
             return (f"The activation `{name}` as written has no value at some "
-                    f"$z \\in ({sp.latex(lo)}, {sp.latex(hi)})$: "
-                    f"{self._which(True)} is continuous and takes both signs at the ends (rigorous enclosures), so "
-                    "it is $0$ in between, although SymPy's evaluation cancelled it. So it is not a function on all of "
-                    "R and no result applies (write the simplified form if that is what is meant).")
+                    f"$z \\in ({sp.latex(lo)}, {sp.latex(hi)})$: {self._which(True)} is $0$ there, since "
+                    f"{self._changing(True)} is continuous and takes both signs at the ends (rigorous enclosures), "
+                    "although SymPy's evaluation cancelled it. So it is not a function on all of R and no result "
+                    "applies (write the simplified form if that is what is meant).")
         return (f"The activation `{name}` as written may have no value at some real point: {self._which(True)} is "
                 "not proved nonzero on R (SymPy's evaluation cancelled it), and every result is about functions "
                 "σ: R → R, so none applies (write the simplified form if that is what is meant).")
@@ -591,7 +598,7 @@ def _factor_gap(c: SideCondition, e: sp.Expr) -> DomainGap | None:
         return DomainGap(c)
     flint = _flint()
     signs: list[tuple[sp.Rational, int]] = []
-    for q in sorted(_GRID):
+    for q in _GRID:  # nearest 0 first: the point named is the first exact 0 found
         holds = _guard_at(c.guard, q)
         if holds is False:
             continue
@@ -606,9 +613,9 @@ def _factor_gap(c: SideCondition, e: sp.Expr) -> DomainGap | None:
         if sign is not None:
             signs.append((q, sign))
     if c.guard is sp.true and _continuous(e):
-        changes = [(a, b) for (a, sa), (b, sb) in itertools.pairwise(signs) if sa != sb]
+        changes = [(a, b) for (a, sa), (b, sb) in itertools.pairwise(sorted(signs)) if sa != sb]
         if changes:  # the sign change nearest 0
-            return DomainGap(c, between=min(changes, key=lambda ab: (max(abs(ab[0]), abs(ab[1])), ab[0])))
+            return DomainGap(c, between=min(changes, key=lambda ab: (max(abs(ab[0]), abs(ab[1])), ab[0])), factor=e)
     return DomainGap(c)
 
 
