@@ -181,3 +181,9 @@ def test_a_sign_change_of_a_factor_is_named_as_the_factor() -> None:
     gap = domain_gap(_conditions(activation_from_text("z*cos(z)^2/cos(z)^2")))  # type: ignore[arg-type]
     assert gap is not None and gap.between == (-2, sp.Rational(-3, 2))
     assert "its factor cos(z) is continuous and takes both signs" in gap.describe()
+
+
+def test_a_hidden_zero_of_a_divisor_at_a_rational_point_is_decided_exactly() -> None:
+    d = "(sin(z)^2 + cos(z)^2 - 1 + (z - 1)^2)"  # = (z - 1)^2; at z = 1 a hidden zero, never negative
+    gap = domain_gap(_conditions(activation_from_text(f"z*{d}/{d}")))  # type: ignore[arg-type]
+    assert gap is not None and gap.point == 1

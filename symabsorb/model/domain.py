@@ -598,6 +598,7 @@ def _factor_gap(c: SideCondition, e: sp.Expr) -> DomainGap | None:
         return DomainGap(c)
     flint = _flint()
     signs: list[tuple[sp.Rational, int]] = []
+    exact_tries = _EXACT_TRIES
     for q in _GRID:  # nearest 0 first: the point named is the first exact 0 found
         holds = _guard_at(c.guard, q)
         if holds is False:
@@ -612,11 +613,26 @@ def _factor_gap(c: SideCondition, e: sp.Expr) -> DomainGap | None:
         sign = _ball_sign(flint, e, q)
         if sign is not None:
             signs.append((q, sign))
+        elif exact_tries and isinstance(value, sp.Expr) and value.is_number and _real_ball_holds_zero(flint, e, q):
+            exact_tries -= 1  # a ball around 0: a hidden zero (sin(1)^2 + cos(1)^2 - 1) is decided exactly
+            if _exact_zero(value):
+                return DomainGap(c, point=q)
     if c.guard is sp.true and _continuous(e):
         changes = [(a, b) for (a, sa), (b, sb) in itertools.pairwise(sorted(signs)) if sa != sb]
         if changes:  # the sign change nearest 0
             return DomainGap(c, between=min(changes, key=lambda ab: (max(abs(ab[0]), abs(ab[1])), ab[0])), factor=e)
     return DomainGap(c)
+
+
+#: Grid points per side condition where a value whose ball holds 0 is decided exactly (each up to a CPU second).
+_EXACT_TRIES = 3
+
+
+def _exact_zero(value: sp.Expr) -> bool:
+    """``value = 0`` proved by the model layer's exact decision (the resolver's, which imports this module)."""
+    from .resolve import _proved_zero
+
+    return _proved_zero(value)
 
 
 def _exact_at(e: sp.Expr, q: sp.Rational) -> sp.Basic | None:
@@ -625,6 +641,16 @@ def _exact_at(e: sp.Expr, q: sp.Rational) -> sp.Basic | None:
         return e.xreplace({Z: q})
     except (TypeError, ValueError, ZeroDivisionError, ArithmeticError):
         return None
+
+
+def _real_ball_holds_zero(flint: Any, e: sp.Expr, q: sp.Rational) -> bool:
+    """Whether ``e(q)``'s ball is real, finite and holds 0 at the working precision (nothing proved: only a
+    candidate for the exact decision)."""
+    try:
+        v = _acb(flint, e, q)
+    except (_NotNumeric, ZeroDivisionError, ValueError, OverflowError):
+        return False
+    return bool(v.imag.is_zero() and v.real.is_finite() and v.real.contains(0))
 
 
 def _ball_sign(flint: Any, e: sp.Expr, q: sp.Rational) -> int | None:
