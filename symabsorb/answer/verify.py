@@ -44,6 +44,7 @@ from typing import Any
 
 from ..budget import BudgetExhausted
 from ..dsl.errors import SpecValueError, SymabsorbError
+from ..theory.skips import is_stream_skip
 from ..weights.certify import Certificate, CertificateError, certificate_from_dict, check_certificate
 from .session import Session, in_force
 
@@ -250,7 +251,7 @@ def _question(block: Any, m: int, d_in: int, cert: Certificate, verdict: str,
     from ..weights.filedecide import _target
     from ..weights.layers import block_fields
 
-    n = block.skip.matrix.rows if block.skip.kind == "hyper" and block.skip.matrix is not None else 1
+    n = block.skip.matrix.rows if is_stream_skip(block.skip) and block.skip.matrix is not None else 1
     concrete = replace(block, dim=d_in // n if n > 1 else d_in, width=m,
                        **(block_fields(extras) if extras is not None else {}))
     derivation = in_force().prove(concrete)

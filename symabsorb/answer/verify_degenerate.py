@@ -9,6 +9,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from ..theory.skips import is_stream_skip
 from ..weights.certify import CertificateError
 from .session import in_force
 
@@ -201,7 +202,7 @@ def check_file_degenerate(d: dict[str, Any], raw_cert: dict[str, Any], block: An
     _bind(weights, block)
     with _opened_once(block, root, root):
         loaded = _load_weights(block, root, root, weights["sha256"])
-    if loaded.w_gate is not None or block.skip.kind == "hyper":
+    if loaded.w_gate is not None or is_stream_skip(block.skip):
         raise CertificateError("Theorem D's file procedure covers ungated blocks without Hyper-Connections")
     m, dim = (int(x) for x in loaded.w_up.shape)
     concrete = replace(block, dim=dim, width=m)

@@ -29,6 +29,7 @@ class Skip:
     ``kind`` is ``identity`` (M = I), ``none`` (M = 0), ``scaled`` (M = factor·I), ``matrix``
     (M given), ``hyper`` (Hyper-Connections: M = mix ⊗ I_d on ``n`` streams), or ``centered``
     (M = factor·P with P = I − 11ᵀ/n on ``n`` coordinates: the skip a post-LN question reduces to).
+    What each kind means, exactly, is its registered kind's (:mod:`symabsorb.theory.skips`, ``@skip_kind``).
     """
 
     kind: str
@@ -36,25 +37,6 @@ class Skip:
     matrix: sp.ImmutableMatrix | None = None
     n: int | None = None
     span: Span | None = field(default=None, compare=False, repr=False)
-
-    def describe(self) -> str:
-        if self.kind == "identity":
-            return "identity skip M = I"
-        if self.kind == "none":
-            return "no skip (M = 0)"
-        if self.kind == "scaled":
-            return f"scaled skip M = {sp.sstr(self.factor)}·I"
-        if self.kind == "matrix":
-            return f"matrix skip M = {_mat(self.matrix)}"
-        if self.kind == "centered":
-            return f"centred skip M = {sp.sstr(self.factor)}·(I - 11ᵀ/{self.n})"
-        return f"Hyper-Connection skip M = A ⊗ I_d with n = {self.n}, A = {_mat(self.matrix)}"
-
-
-def _mat(m: sp.ImmutableMatrix | None) -> str:
-    if m is None:
-        return "?"
-    return "[" + ", ".join("[" + ", ".join(sp.sstr(x) for x in m.row(i)) + "]" for i in range(m.rows)) + "]"
 
 
 @dataclass(frozen=True)

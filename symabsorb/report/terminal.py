@@ -425,6 +425,7 @@ def _constraint(p: Any) -> str:
 def spec_listing(path: str, spec: ResolvedSpec) -> str:
     """``symabsorb check``: what a spec declares and asks."""
     from ..model.activation import GatedActivation
+    from ..theory.skips import describe_skip
     from .plainmath import plain_expr
 
     s = spec
@@ -441,7 +442,7 @@ def spec_listing(path: str, spec: ResolvedSpec) -> str:
     out.append(f"blocks ({len(s.blocks)}):")
     for b in s.blocks:
         weights = " inline weights" if b.has_inline_weights else (f' weights "{b.weights.file}"' if b.weights else "")
-        out.append(f"  {b.name}: {b.activation.name}, dim {b.dim}, width {b.width}, {b.skip.describe()}{weights}")
+        out.append(f"  {b.name}: {b.activation.name}, dim {b.dim}, width {b.width}, {describe_skip(b.skip)}{weights}")
     out.append(f"stacks ({len(s.stacks)}):")
     for st in s.stacks:
         out.append(f"  {st.name}: [{', '.join(b.name for b in st.blocks)}] x {st.repeat} (depth {st.depth})")

@@ -22,6 +22,7 @@ from ..model.block import Block, Stack
 from .checks import Param, Subject, as_expr, registrar, simple
 from .derivation import HypothesisCheck, HypStatus
 from .hyp_activation import CHECKERS as ACTIVATION
+from .skips import is_stream_skip
 
 __all__ = ["CHECKERS", "d_free", "d_res", "profile", "shortcut_d_free"]
 
@@ -112,7 +113,7 @@ def _each_bias_free_relu(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
         if not block.question.bare:
             return simple(name, HypStatus.REFUTED, statement,
                           f"block {block.name} has biases or a normalisation (Part III is about bias-free stacks)")
-        if block.skip.kind == "hyper":
+        if is_stream_skip(block.skip):
             return simple(name, HypStatus.REFUTED, statement, f"block {block.name} has a Hyper-Connection skip")
         relu = ACTIVATION["same_function"](Subject(block=block, budget=s.budget), {"reference": "relu"})
         if relu.status is not HypStatus.PROVED:
@@ -170,15 +171,14 @@ def _dim_not_below(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
 
 def _skip_det_sign(block: Block) -> int | None:
     from ..analysis.identity import exact_sign
-    from .skips import skip_matrix
+    from .skips import kind_of, skip_matrix
 
-    if block.skip.kind == "identity":
+    scale = kind_of(block.skip).scale(block.skip)  # M = s·I_d: det M = s^d
+    if scale is not None and scale == 1:
         return 1
     m = skip_matrix(block)
     if m is None:
-        if block.skip.kind == "scaled":
-            return exact_sign(sp.Abs(block.skip.factor))
-        return None
+        return exact_sign(sp.Abs(scale)) if scale is not None else None
     return exact_sign(sp.Abs(sp.Matrix(m).det()))
 
 
@@ -189,7 +189,7 @@ def _each_skip_invertible(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     if s.stack is None:
         return _no_stack("each_skip_invertible", statement)
     for block in s.blocks():
-        if block.skip.kind == "hyper":
+        if is_stream_skip(block.skip):
             return simple("each_skip_invertible", HypStatus.REFUTED, statement,
                           f"block {block.name}: a Hyper-Connection skip (not covered)")
         sign = _skip_det_sign(block)

@@ -21,6 +21,7 @@ from ..analysis.identity import exact_zero
 from ..model.block import Block
 from .checks import Subject, registrar, simple
 from .derivation import HypothesisCheck, HypStatus
+from .skips import is_stream_skip
 
 __all__ = ["CHECKERS", "MAX_DETERMINANTS", "MAX_EXACT_WIDTH", "certify_h"]
 
@@ -105,7 +106,7 @@ def certify_h(block: Block, alpha: sp.Rational, budget: list[int]) -> tuple[HypS
     w, u = _rational_matrix(block.w_down), _rational_matrix(block.w_up)
     if m is None or w is None or u is None:
         return HypStatus.UNKNOWN, f"block {block.name}: the skip or the weights are not all rational"
-    if block.skip.kind == "hyper" or not (m.rows == m.cols == u.cols == w.rows and w.cols == u.rows):
+    if is_stream_skip(block.skip) or not (m.rows == m.cols == u.cols == w.rows and w.cols == u.rows):
         return HypStatus.UNKNOWN, f"block {block.name}: a Hyper-Connection skip or mismatched shapes (not covered)"
     if _norm_route(m, w, u, alpha):
         return HypStatus.PROVED, (f"block {block.name}: |α₊|·‖W‖₂‖U‖₂ < σ_min(M), certified in rational arithmetic "
@@ -147,7 +148,7 @@ def _first_narrow(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
         return simple("first_width_below_twice_dim", HypStatus.REFUTED, statement, "not a stack")
     first = s.stack.blocks[0]
     m, d = first.width, first.dim
-    if any(b.skip.kind == "hyper" for b in s.stack.blocks):
+    if any(is_stream_skip(b.skip) for b in s.stack.blocks):
         return simple("first_width_below_twice_dim", HypStatus.REFUTED, statement,
                       "a Hyper-Connection skip (the stream has dimension n·d): not covered")
     if not all(b.has_inline_weights for b in s.stack.blocks) or not (isinstance(m, int) and isinstance(d, int)):

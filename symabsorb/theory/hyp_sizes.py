@@ -7,12 +7,11 @@ from typing import Any
 
 import sympy as sp
 
-from ..analysis.identity import exact_zero
 from .checks import Param, Subject, as_expr, registrar, simple
 from .derivation import HypothesisCheck, HypStatus
-from .skips import dim_name
+from .skips import dim_name, is_stream_skip, skip_rank
 
-__all__ = ["CHECKERS", "exact_rank", "n2_nondegeneracy", "nondegeneracy", "skip_rank"]
+__all__ = ["CHECKERS", "exact_rank", "n2_nondegeneracy", "nondegeneracy"]
 
 CHECKERS, hypothesis = registrar()
 
@@ -266,30 +265,6 @@ def exact_rank(m: sp.MatrixBase) -> int | None:
     return int(DomainMatrix.from_Matrix(sp.Matrix(m)).convert_to(QQ).rank())
 
 
-def skip_rank(block: Any) -> tuple[int | sp.Expr | None, str]:
-    """rank M, exactly (a symbol for identity-like skips of symbolic size), with how it is known."""
-    skip = block.skip
-    dim = block.stream_dim
-    if skip.kind == "none":
-        return 0, "M = 0"
-    if skip.kind == "identity":
-        return dim, "M = I_d"
-    if skip.kind == "scaled":
-        if exact_zero(skip.factor) is False:
-            return dim, "M is a nonzero multiple of I_d"
-        return (0, "M = 0") if exact_zero(skip.factor) is True else (None, "the scale is undecided")
-    if skip.kind == "centered":  # factor·(I − 11ᵀ/n): rank n − 1
-        if exact_zero(skip.factor) is False:
-            return dim - 1, "M is a nonzero multiple of I − 11ᵀ/d, of rank d − 1"
-        return (0, "M = 0") if exact_zero(skip.factor) is True else (None, "the scale is undecided")
-    r = exact_rank(skip.matrix)
-    if r is None:
-        return None, "the skip has irrational entries"
-    if skip.kind == "matrix":
-        return r, "rank over Q, computed exactly"
-    return r * block.dim, f"rank(A ⊗ I_d) = rank(A)·d with rank A = {r} over Q"
-
-
 @hypothesis("skip_rank_exceeds_width",
             '`rank M > min(m, rank W_down, rank W_up)` (exact ranks over Q; the weight ranks only for concrete weights)')
 def _skip_rank_exceeds_width(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
@@ -325,7 +300,7 @@ def _skip_rank_exceeds_width(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
 def _hyper_down_rank_within_dim(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     b = s.the_block
     statement = "$M = A \\otimes I_d$ and $\\operatorname{rank} W_{\\mathrm{down}} \\le d$"
-    if b.skip.kind != "hyper":
+    if not is_stream_skip(b.skip):
         return simple("hyper_down_rank_within_dim", HypStatus.REFUTED, statement, "the skip is not A ⊗ I_d")
     if b.w_down is None or not isinstance(b.dim, int):
         return simple("hyper_down_rank_within_dim", HypStatus.UNKNOWN, statement, "needs concrete weights")

@@ -6,7 +6,7 @@ from typing import Any
 
 from .checks import Subject, registrar, simple
 from .derivation import HypothesisCheck, HypStatus
-from .skips import skip_invertible, skip_is_zero, skip_latex, stack_skip_product_nonzero
+from .skips import is_stream_skip, kind_of, skip_invertible, skip_is_zero, skip_latex, stack_skip_product_nonzero
 
 __all__ = ["CHECKERS"]
 
@@ -39,10 +39,7 @@ def _skip_invertible(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     skip = s.the_block.skip
     inv = skip_invertible(skip)
     m = skip_latex(skip)
-    how = {"identity": "the identity", "scaled": "a nonzero multiple of the identity",
-           "matrix": "nonzero determinant, computed exactly",
-           "hyper": "$A \\otimes I_d$ with $\\det A \\ne 0$, computed exactly",
-           "centered": ""}.get(skip.kind, "")
+    how = kind_of(skip).invertible_how
     if inv is True:
         return simple("skip_invertible", HypStatus.PROVED, f"$M = {m}$ is invertible ({how})", bindings={"M": m})
     if inv is False:
@@ -54,7 +51,7 @@ def _skip_invertible(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
 def _skip_hyper_invertible(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     skip = s.the_block.skip
     statement = "$M = A \\otimes I_d$ with $n \\ge 2$ streams and $A$ invertible"
-    if skip.kind != "hyper" or skip.matrix is None or skip.matrix.rows < 2:
+    if not is_stream_skip(skip) or skip.matrix is None or skip.matrix.rows < 2:
         return simple("skip_hyper_invertible", HypStatus.REFUTED, statement, "the skip is not A ⊗ I_d with n ≥ 2")
     inv = skip_invertible(skip)
     status = {True: HypStatus.PROVED, False: HypStatus.REFUTED, None: HypStatus.UNKNOWN}[inv]

@@ -9,14 +9,10 @@ from dataclasses import replace
 
 import sympy as sp
 
-from ..model.block import Block, Skip
+from ..model.block import Block
+from .skips import centering, post_ln_skip
 
 __all__ = ["centering", "reduced_block"]
-
-
-def centering(d: int) -> sp.ImmutableMatrix:
-    """``P = I − 11ᵀ/d``."""
-    return sp.ImmutableMatrix(sp.eye(d) - sp.ones(d, d) / d)
 
 
 def reduced_block(block: Block) -> Block | str:
@@ -32,17 +28,9 @@ def reduced_block(block: Block) -> Block | str:
         return ("the reduction uses the centring P = I − 11ᵀ/d, which needs a numeric `dim:` "
                 "(give the dimension, or inline or file weights)")
     skip = block.skip
-    if skip.kind == "identity":
-        new = Skip("centered", factor=sp.Integer(1), n=d, span=skip.span)
-    elif skip.kind == "scaled":
-        new = Skip("centered", factor=skip.factor, n=d, span=skip.span)
-    elif skip.kind == "none":
-        new = skip
-    elif skip.kind == "matrix":
-        assert skip.matrix is not None
-        new = Skip("matrix", matrix=sp.ImmutableMatrix(centering(d) * skip.matrix), span=skip.span)
-    else:
-        return f"a {skip.kind} skip with a post-LN normalisation is not supported"
+    new = post_ln_skip(skip, d)
+    if isinstance(new, str):
+        return new
     p = centering(d) if block.w_down is not None or block.b_down is not None else None
     w_down = sp.ImmutableMatrix(p * block.w_down) if p is not None and block.w_down is not None else block.w_down
     b_down = sp.ImmutableMatrix(p * block.b_down) if p is not None and block.b_down is not None else block.b_down

@@ -33,7 +33,7 @@ from .derivation import (
 from .hypotheses import Subject, check
 from .library import Library, Result
 from .proof import SIZES_NOTE, Attempt, Proof
-from .skips import is_identity_like, skip_latex, target_latex, target_plain
+from .skips import is_identity_like, is_stream_skip, skip_latex, target_latex, target_plain
 
 __all__ = ["BIAS_FREE", "SIZES_NOTE", "Attempt", "Proof", "attempts", "classify", "derive", "prove", "setting_text"]
 
@@ -150,7 +150,7 @@ def _describe_block(block: Block) -> DerivationStep:
     # a size left symbolic is named, not equated with itself ("$d = d$")
     dim = "dimension $d$" if isinstance(block.stream_dim, sp.Symbol) and block.stream_dim.name == "d" else \
         f"dimension $d = {sp.latex(block.stream_dim)}$"
-    if block.skip.kind == "hyper":  # d is the stream dimension: M = A ⊗ I_d is nd x nd
+    if is_stream_skip(block.skip):  # d is the stream dimension: M = A ⊗ I_d is nd x nd
         d = "" if isinstance(block.dim, sp.Symbol) and block.dim.name == "d" else f" = {sp.latex(block.dim)}"
         total = "" if not isinstance(block.stream_dim, int | sp.Integer) else f" = {sp.latex(block.stream_dim)}"
         dim = f"stream dimension $d{d}$, $n = {block.skip.n}$ streams, block dimension $nd{total}$"

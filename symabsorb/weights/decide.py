@@ -15,7 +15,7 @@ import sympy as sp
 from ..model.block import Block, Stack
 from ..theory.derivation import Derivation, DerivationStep, Verdict, Witness
 from ..theory.library import Library
-from ..theory.skips import skip_matrix
+from ..theory.skips import is_stream_skip, kind_of, skip_matrix
 from .search import SearchResult, exact_search, floor_text
 from .witness import check_witness, flip_witness
 
@@ -103,7 +103,7 @@ def decide_block(block: Block, derivation: Derivation, library: Library) -> tupl
         if witness.b_up is not None:
             how += (" and the hidden biases $b_S$, with output bias $b_{\\mathrm{down}} + 2c\\,W_{\\mathrm{down}}[:,S]\\,b_S$"
                     f" $= {sp.latex(sp.ImmutableMatrix(witness.b_down).T)}^\\top$")
-        if block.skip.kind == "centered":
+        if kind_of(block.skip).after_norm:
             how += (" (weights of the reduced block: output weights $P\\,W_{\\mathrm{down}}$; LN depends on its "
                     "input only through $P$, so these absorb the post-LN layer)")
         checked = check.text() if check is not None else \
@@ -179,7 +179,7 @@ def float_stack_error(stack: Stack, originals: list[tuple[Any, Any, Any]], layer
             hidden = evaluate_array(act.expr, pre)
         out = hidden @ down.T
         if residual:
-            d = up.shape[1] // (block.skip.n or 1) if block.skip.kind == "hyper" else up.shape[1]
+            d = up.shape[1] // (block.skip.n or 1) if is_stream_skip(block.skip) else up.shape[1]
             skip = skip_matrix(replace(block, dim=d))
             assert skip is not None
             out = out + x @ arr(skip).T

@@ -29,6 +29,7 @@ from ..budget import check as budget_check
 from ..model.block import Block, Stack
 from ..theory.directions import line_key, ray_key
 from ..theory.hyp_deep import d_free, profile
+from ..theory.skips import is_stream_skip
 
 __all__ = ["MAX_FD_ENTRIES", "MAX_RAYS", "FDCertificate", "FoldResult", "Layer", "fd_certificate", "fold_test",
            "layers_of", "one_layer_equal", "slopes_1d"]
@@ -196,7 +197,7 @@ def layers_of(stack: Stack) -> list[Layer] | None:
         return None
     out = []
     for b in blocks:
-        if not b.has_inline_weights or b.skip.kind == "hyper":
+        if not b.has_inline_weights or is_stream_skip(b.skip):
             return None
         sk = skip_matrix(b)
         if sk is None:

@@ -25,6 +25,7 @@ from ..model.block import Stack
 from ..theory.derivation import Derivation, DerivationStep, HypStatus, Scope, Verdict, Witness
 from ..theory.hyp_deep import profile
 from ..theory.library import Library
+from ..theory.skips import is_stream_skip
 from .deep import (
     FDCertificate,
     Layer,
@@ -330,7 +331,7 @@ def limit_layers(target: Stack) -> tuple[list[Layer], str] | None:
     blocks, _ = profile(target)
     out, shown = [], []
     for block, layer in zip(blocks, layers, strict=True):
-        if block.gated or block.skip.kind == "hyper" or block.norm != "none":
+        if block.gated or is_stream_skip(block.skip) or block.norm != "none":
             return None
         alpha, _why = _tropical_relu(block)
         if alpha is None:

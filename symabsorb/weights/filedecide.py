@@ -14,7 +14,7 @@ from ..model.activation import GatedActivation
 from ..model.block import Block
 from ..theory.derivation import Derivation, DerivationStep, Verdict, Witness
 from ..theory.library import Library
-from ..theory.skips import dim_name, skip_matrix
+from ..theory.skips import dim_name, is_stream_skip, skip_entries, skip_matrix
 from .certify import Certificate, Target, decide_exactly, exact_nondegeneracy
 from .floatsearch import FloatSearch, Nondegeneracy, float_nondegeneracy
 from .io import LoadedWeights, load_block_weights, weights_digest
@@ -55,7 +55,7 @@ def float_max_relative_error(block: Block, w: LoadedWeights, witness: Witness, p
     rng = np.random.default_rng(seed)
     d = w.w_up.shape[1]
     if skip is None:  # M as a float matrix (callers that know T = -M/(2c) pass it: no d x d SymPy matrix)
-        exact_skip = skip_matrix(replace(block, dim=d // (block.skip.n or 1) if block.skip.kind == "hyper" else d))
+        exact_skip = skip_matrix(replace(block, dim=d // (block.skip.n or 1) if is_stream_skip(block.skip) else d))
         assert exact_skip is not None
         skip = np.array([[float(x) for x in row] for row in exact_skip.tolist()], dtype=np.float64)
     m_skip: Any = np.asarray(skip, dtype=np.float64)
@@ -103,26 +103,11 @@ def _target(block: Block, c: Any) -> Target | None:
     """``T = −M/(2c)`` as exact rationals, built from the skip without a dense SymPy matrix (None: not rational)."""
     import sympy as sp
 
-    skip = block.skip
-    dim = block.dim
-    assert isinstance(dim, int)
-    entries: dict[tuple[int, int], Any] = {}
-    if skip.kind == "identity":
-        entries = {(i, i): sp.Integer(1) for i in range(dim)}
-    elif skip.kind == "scaled":
-        factor = skip.factor if isinstance(skip.factor, sp.Basic) else sp.Rational(skip.factor or 0)
-        entries = {(i, i): factor for i in range(dim)} if factor != 0 else {}
-    elif skip.kind == "matrix":
-        assert skip.matrix is not None
-        entries = {(i, k): skip.matrix[i, k] for i in range(skip.matrix.rows) for k in range(skip.matrix.cols)
-                   if skip.matrix[i, k] != 0}
-        dim = skip.matrix.rows
-    elif skip.kind == "hyper":
-        assert skip.matrix is not None
-        n = skip.matrix.rows
-        entries = {(p * dim + i, q * dim + i): skip.matrix[p, q] for p in range(n) for q in range(n)
-                   if skip.matrix[p, q] != 0 for i in range(dim)}
-        dim = n * dim
+    assert isinstance(block.dim, int)
+    known = skip_entries(block)
+    if known is None:
+        return None
+    entries, dim = known
     scale = -sp.Integer(1) / (2 * c)
     out = []
     for (i, k), v in sorted(entries.items()):
@@ -199,7 +184,7 @@ def _load_file_block(block: Block, base_dir: Path) -> FileBlock:
     assert block.weights is not None
     w = load_block_weights(block.weights, base_dir, block.gated)
     m, d = w.w_up.shape
-    if block.skip.kind == "hyper":
+    if is_stream_skip(block.skip):
         assert block.skip.n is not None
         if d % block.skip.n:
             from ..dsl.errors import SpecValueError

@@ -26,7 +26,7 @@ from ..model.activation import GatedActivation
 from ..model.block import Block
 from ..theory.derivation import Derivation, DerivationStep, Verdict, Witness
 from ..theory.library import Library
-from ..theory.skips import skip_matrix
+from ..theory.skips import is_stream_skip, skip_matrix
 
 __all__ = ["NearCheck", "near_check", "near_derivation"]
 
@@ -102,7 +102,7 @@ def near_check(block: Block, derivation: Derivation, eps: float, base_dir: str |
         up, down = _float(block.w_up), _float(block.w_down)
         gate = _float(block.w_gate) if block.w_gate is not None else None
     m, d = up.shape
-    if block.skip.kind == "hyper":
+    if is_stream_skip(block.skip):
         return None  # the stream structure is decided elsewhere; no plain target here
     concrete = replace(block, dim=d, width=m)
     m_skip = skip_matrix(concrete)

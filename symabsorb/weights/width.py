@@ -14,9 +14,10 @@ import sympy as sp
 from ..analysis.budget import DEFAULT_BUDGET
 from ..model.block import Block
 from ..theory.derivation import Derivation, DerivationStep, HypStatus, Scope, Verdict, Witness
-from ..theory.hyp_sizes import exact_rank, skip_rank
+from ..theory.hyp_sizes import exact_rank
 from ..theory.hypotheses import Subject, check
 from ..theory.library import Library, WidthRule
+from ..theory.skips import skip_rank
 
 __all__ = ["WidthBounds", "width_bounds", "width_derivation"]
 

@@ -17,6 +17,7 @@ from ..model.block import Block
 from ..theory.derivation import DerivationStep, HypStatus, Scope, Witness
 from ..theory.hypotheses import Subject, check
 from ..theory.library import Library
+from ..theory.skips import is_stream_skip
 from ..theory.widthexact import (
     WORK_CAP,
     Labelling,
@@ -102,7 +103,7 @@ def theorem_w(block: Block, subject: Subject, library: Library, base_verdict_not
 def _skip_fractions(block: Block, d: int) -> list[list[Fraction]] | None:
     from ..theory.skips import skip_matrix
 
-    skip = skip_matrix(replace(block, dim=d // (block.skip.n or 1) if block.skip.kind == "hyper" else d))
+    skip = skip_matrix(replace(block, dim=d // (block.skip.n or 1) if is_stream_skip(block.skip) else d))
     if skip is None:
         return None
     return _fractions(skip)
@@ -207,7 +208,7 @@ def _witness(block: Block, w_up: list[list[Fraction]], w_down: list[list[Fractio
     rows, cols = construct(w_up, w_down, skip, c, lab)
     witness = Witness(lab.flipped, sp.ImmutableMatrix(rows), sp.ImmutableMatrix(cols))
     concrete = replace(block, w_up=sp.ImmutableMatrix(w_up), w_down=sp.ImmutableMatrix(w_down),
-                       dim=len(skip) // (block.skip.n or 1) if block.skip.kind == "hyper" else len(skip),
+                       dim=len(skip) // (block.skip.n or 1) if is_stream_skip(block.skip) else len(skip),
                        width=len(w_up), weights=None)
     result = check_witness(concrete, witness, points=100)
     if not result.error <= (0 if result.exact else 1e-12):  # enclosures: an upper bound, cancellation in σ
@@ -235,7 +236,7 @@ def _file(block: Block, c: Fraction | None, steps: list[DerivationStep], rid: st
         return None
     w = load_block_weights(block.weights, Path(base_dir), False)
     m, d = w.w_up.shape
-    if block.skip.kind == "hyper":
+    if is_stream_skip(block.skip):
         return None
     extras = load_layer_extras(block, (m, d), Path(base_dir))
     concrete = replace(block, dim=d, width=m, **block_fields(extras))
@@ -372,11 +373,10 @@ def _independent_rows_mod_p(w_up: Any, d: int) -> list[int] | None:
 
 
 def _generic(block: Block, steps: list[DerivationStep], rid: str) -> TheoremW | None:
-    from ..theory.hyp_sizes import skip_rank
-    from ..theory.skips import skip_invertible
+    from ..theory.skips import skip_invertible, skip_rank
 
     m, d = block.width, block.stream_dim
-    if block.skip.kind == "hyper":
+    if is_stream_skip(block.skip):
         return None
     rank, how = skip_rank(block)
     if rank is None:
