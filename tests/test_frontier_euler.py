@@ -196,10 +196,11 @@ def test_the_span_witness_is_exact_on_many_points() -> None:
 
 
 @pytest.mark.parametrize(("text", "verdict", "by"), [
-    # a hidden zero multiplying the family's term: σ = z, nothing Euler-type is left (the resolver folds a
-    # sum of constants proved 0 to 0, so L-linear sees σ = z)
-    ("z + (cosh(1)^2 - sinh(1)^2 - 1)*z*log(abs(z))", "absorbable", "L-linear"),
-    ("z + ((cosh(1) - sinh(1))*(cosh(1) + sinh(1)) - 1)*z*log(abs(z))", "absorbable", "L-linear"),
+    # a hidden zero multiplying the family's term: the resolver folds it to 0 and SymPy builds σ = z, but σ as
+    # written has no value at z = 0 (log|0|: its value there is not given, unlike the R-log cases below), so
+    # the answer is open, naming the point (issue 26 N1), never a verdict about z
+    ("z + (cosh(1)^2 - sinh(1)^2 - 1)*z*log(abs(z))", "open", None),
+    ("z + ((cosh(1) - sinh(1))*(cosh(1) + sinh(1)) - 1)*z*log(abs(z))", "open", None),
     ("if z >= 0 and z <= 0 then 0 else z*log(abs(z)) + ((cosh(1) - sinh(1))*(cosh(1) + sinh(1)) - 1)*z^2",
      "conditional", "R-log"),
     ("relu(z) + ((cosh(1) - sinh(1))*(cosh(1) + sinh(1)) - 1)*abs(z)^(3/2)", "conditional", "thm8"),
