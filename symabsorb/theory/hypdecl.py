@@ -88,7 +88,18 @@ class Declaration:
     def __call__(self, subject: Subject, params: dict[str, Any]) -> HypothesisCheck:
         if self.checker is None:
             raise RuntimeError(f"hypothesis `{self.name}` is declared but no checker is registered on it")
-        return self.checker(subject, {**self.defaults(), **params})
+        result = self.checker(subject, {**self.defaults(), **params})
+        undeclared = [k for k, _ in result.bindings if k not in self.binds]
+        if undeclared:  # a result's templates may rely only on what the declaration promises
+            from ..errors import InternalError
+
+            raise InternalError(f"hypothesis `{self.name}` bound {', '.join(map(repr, undeclared))}, which its "
+                                f"declaration does not list in binds={self.binds!r}")
+        if result.name != self.name:  # the check is stamped with the name it was declared under
+            from dataclasses import replace
+
+            result = replace(result, name=self.name)
+        return result
 
     def defaults(self) -> dict[str, Any]:
         return {k: p.default for k, p in self.params.items() if p.default is not None}
