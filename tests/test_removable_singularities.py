@@ -187,3 +187,9 @@ def test_a_hidden_zero_of_a_divisor_at_a_rational_point_is_decided_exactly() -> 
     d = "(sin(z)^2 + cos(z)^2 - 1 + (z - 1)^2)"  # = (z - 1)^2; at z = 1 a hidden zero, never negative
     gap = domain_gap(_conditions(activation_from_text(f"z*{d}/{d}")))  # type: ignore[arg-type]
     assert gap is not None and gap.point == 1
+
+
+def test_a_divisor_kept_inside_a_case_with_an_irrational_root_is_open_with_the_point() -> None:
+    # not cancelled, only hidden from the pole checks by the case split; the root is irrational
+    reason = _open_reason("if z >= 0 then sin(z)/(z^2 - 2) else 1")
+    assert "as written has no value at $z = \\sqrt{2}$" in reason

@@ -413,32 +413,32 @@ class DomainGap:
         """One sentence: what is proved (a point, or an interval holding a point), or that nothing is."""
         if self.point is not None:
             return (f"σ as written has no value at z = {sp.sstr(self.point)}: {self._which()} is 0 there (exactly); "
-                    "SymPy's evaluation cancelled it")
+                    "SymPy's simplified form may be defined there, but it is another function")
         if self.between is not None:
             lo, hi = self.between
             return (f"σ as written has no value at some z in ({sp.sstr(lo)}, {sp.sstr(hi)}): {self._which()} is 0 "
                     f"there, since {self._changing()} is continuous and takes both signs at the ends (rigorous "
-                    "enclosures); SymPy's evaluation cancelled it")
+                    "enclosures)")
         return (f"{self._which()} of σ as written is not proved nonzero on R, so σ may have no value at some real "
-                "point; SymPy's evaluation cancelled it")
+                "point (SymPy's simplified form may not show it)")
 
     def sentence(self, name: str) -> str:
         """The prover's reason for ``open`` (Markdown with ``$...$`` math), for the activation called ``name``."""
         if self.point is not None:
             return (f"The activation `{name}` as written has no value at $z = {sp.latex(self.point)}$: "
-                    f"{self._which(True)} is $0$ there (exactly), although SymPy's evaluation cancelled it. So it is "
-                    "not a function on all of R and no result applies (define its value there, e.g. with "
+                    f"{self._which(True)} is $0$ there (exactly), even where SymPy's simplified form of it is defined. "
+                    "So it is not a function on all of R and no result applies (define its value there, e.g. with "
                     "`if z >= a and z <= a then v else ...`, or write the simplified form).")
         if self.between is not None:
             lo, hi = self.between
             return (f"The activation `{name}` as written has no value at some "
                     f"$z \\in ({sp.latex(lo)}, {sp.latex(hi)})$: {self._which(True)} is $0$ there, since "
-                    f"{self._changing(True)} is continuous and takes both signs at the ends (rigorous enclosures), "
-                    "although SymPy's evaluation cancelled it. So it is not a function on all of R and no result "
-                    "applies (write the simplified form if that is what is meant).")
+                    f"{self._changing(True)} is continuous and takes both signs at the ends (rigorous enclosures). "
+                    "So it is not a function on all of R and no result applies (write the simplified form if that "
+                    "is what is meant).")
         return (f"The activation `{name}` as written may have no value at some real point: {self._which(True)} is "
-                "not proved nonzero on R (SymPy's evaluation cancelled it), and every result is about functions "
-                "σ: R → R, so none applies (write the simplified form if that is what is meant).")
+                "not proved nonzero on R (SymPy's simplified form may not show it), and every result is about "
+                "functions σ: R → R, so none applies (write the simplified form if that is what is meant).")
 
 
 #: Rational points where a non-polynomial side condition is checked, in this order (a deterministic grid).
