@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-fast install extras lint bench clean tables
+.PHONY: demo test test-fast install extras lint bench clean tables docs
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,7 +31,7 @@ demo: $(STAMP)
 ## Every check. Tests go to the two workers one at a time as they free up (worksteal: no tail where one
 ## worker runs a whole heavy file alone); the 15 slowest are listed at the end.
 test: $(STAMP)
-	$(BIN)/ruff check symabsorb tests benchmarks
+	$(BIN)/ruff check symabsorb tests benchmarks tools
 	$(BIN)/mypy
 	$(BIN)/pytest -q -n 2 --dist worksteal --durations=15
 
@@ -48,3 +48,8 @@ clean:
 ## The LALR tables shipped in symabsorb/dsl/lalr_tables.py, after a change of grammar/absorb.lark
 tables: $(STAMP)
 	$(BIN)/python -c "from symabsorb.dsl.parser import write_tables; print(write_tables())"
+
+## The tables in docs/ built from the code's registries (hypotheses, procedures, skip kinds, formats);
+## tests/test_docs_tables.py fails when one is stale
+docs: $(STAMP)
+	$(BIN)/python tools/doctables.py

@@ -201,6 +201,8 @@ class _Multiple(SkipKind):
 
 @skip_kind
 class IdentityKind(_Multiple):
+    """M = I_d."""
+
     name = "identity"
     invertible_how = "the identity"
     full_rank = "M = I_d"
@@ -223,6 +225,8 @@ class IdentityKind(_Multiple):
 
 @skip_kind
 class NoneKind(_Multiple):
+    """M = 0 (no skip connection)."""
+
     name = "none"
 
     def describe(self, skip: Skip) -> str:
@@ -249,6 +253,8 @@ class NoneKind(_Multiple):
 
 @skip_kind
 class ScaledKind(_Multiple):
+    """M = s·I_d for a constant s (`scaled(s)`)."""
+
     name = "scaled"
     invertible_how = "a nonzero multiple of the identity"
 
@@ -265,6 +271,8 @@ class ScaledKind(_Multiple):
 
 @skip_kind
 class MatrixKind(SkipKind):
+    """M given explicitly (a d × d matrix of constants)."""
+
     name = "matrix"
     invertible_how = "nonzero determinant, computed exactly"
 
