@@ -11,6 +11,7 @@ import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 __all__ = [
     "ArgumentError",
@@ -24,6 +25,7 @@ __all__ = [
     "SpecSyntaxError",
     "SpecValueError",
     "SymabsorbError",
+    "bad_argument",
     "did_you_mean",
 ]
 
@@ -67,7 +69,29 @@ class InternalError(SymabsorbError):
 class ArgumentError(SymabsorbError, ValueError):
     """A Python API call with an argument of the wrong type or value. The message names the
     argument as ``name=value (type=...)`` and says what to give instead, as Hypothesis does.
-    (Also a ``ValueError``, so callers that caught one before keep working.)"""
+    (Also a ``ValueError``, so callers that caught one before keep working.)
+
+    ``param`` is the name of the argument at fault (``"keyword"``, ``"theorems[0]"``; None when the
+    error is about several at once) and ``value`` the value given, as Click's
+    ``BadParameter(param=...)``: a caller (the command line) names the argument from them, never by
+    reading the message."""
+
+    def __init__(self, message: str, *, param: str | None = None, value: object = None) -> None:
+        super().__init__(message)
+        self.param = param
+        self.value = value
+
+    def __reduce__(self) -> tuple[Any, ...]:  # picklable with its keywords (explore's workers send errors back)
+        return (_argument_error, (str(self), self.param, self.value))
+
+
+def _argument_error(message: str, param: str | None, value: object) -> ArgumentError:
+    return ArgumentError(message, param=param, value=value)
+
+
+def bad_argument(name: str, value: object, why: str) -> ArgumentError:
+    """``ArgumentError("name=value (type=T): why")`` carrying ``param=name`` and ``value``."""
+    return ArgumentError(f"{describe_argument(name, value)}: {why}", param=name, value=value)
 
 
 def describe_argument(name: str, value: object) -> str:
@@ -83,7 +107,7 @@ def check_type(name: str, value: object, types: type | tuple[type, ...], expecte
     numeric = types in (int, float) or (isinstance(types, tuple) and (int in types or float in types))
     if not isinstance(value, types) or (isinstance(value, bool) and numeric and bool not in (
             types if isinstance(types, tuple) else (types,))):
-        raise ArgumentError(f"{describe_argument(name, value)}: expected {expected}")
+        raise bad_argument(name, value, f"expected {expected}")
 
 
 @dataclass(eq=False)

@@ -156,10 +156,10 @@ def test_parameter_constraint_proves_the_constant_nonzero() -> None:
 
 
 def test_a_missing_extra_is_one_warning(monkeypatch: pytest.MonkeyPatch) -> None:
-    from symabsorb import api
+    from symabsorb import results
 
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    monkeypatch.setattr(api, "_WARNED", set())
+    monkeypatch.setattr(results, "_WARNED", set())
     report = symabsorb.prove("classify relu\n")
     with pytest.warns(UserWarning, match=r"matplotlib is missing \(pip install 'symabsorb\[report\]'\)"):
         report.render("html")

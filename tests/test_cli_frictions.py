@@ -11,6 +11,7 @@ import pytest
 from conftest import EXAMPLES, run_cli
 
 import symabsorb.api
+import symabsorb.results
 
 
 def test_a_mistyped_command_gets_did_you_mean() -> None:
@@ -31,7 +32,7 @@ def test_an_empty_theorems_directory_warns(tmp_path: Path) -> None:
 
 def test_a_missing_extra_is_said_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if not installed
-    monkeypatch.setattr(symabsorb.api, "_WARNED", set())
+    monkeypatch.setattr(symabsorb.results, "_WARNED", set())
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         code, _, err, _ = run_cli("prove", str(EXAMPLES / "paper.absorb"), "-k", "gelu_once", "-o",

@@ -1,4 +1,5 @@
-"""Imports run one way: dsl -> model -> analysis -> theory -> weights -> answer -> explore -> report -> api -> cli;
+"""Imports run one way: dsl -> model -> analysis -> theory -> weights -> answer -> explore -> report -> keyword ->
+results -> api -> cli;
 report/ only renders (it imports neither the prover nor the concrete-weight decisions)."""
 
 from __future__ import annotations
@@ -8,8 +9,10 @@ from pathlib import Path
 
 import symabsorb
 
-# api: the facade beside cli
-LAYERS = ["dsl", "model", "analysis", "theory", "weights", "answer", "explore", "report", "api", "cli"]
+# api: the facade beside cli; keyword (the -k parser) and results (the result objects, which render
+# through report/) are the facade's own modules
+LAYERS = ["dsl", "model", "analysis", "theory", "weights", "answer", "explore", "report", "keyword", "results", "api",
+          "cli"]
 PACKAGE = Path(symabsorb.__file__).parent
 
 
