@@ -58,6 +58,7 @@ def test_load_from_path_and_from_text() -> None:
         symabsorb.load("missing.absorb")
 
 
+@pytest.mark.slow  # the paper example proved and rendered in every format (the fast tier's budget: make test-fast <= 60 s)
 def test_prove_and_render_every_format() -> None:
     report = symabsorb.prove("block b { activation: relu dim: 2 width: 3 }\nclassify tanh\nabsorb b\n")
     assert report.verdicts == {"classify tanh": "impossible", "absorb b": "conditional"} and report.open == 0
@@ -127,6 +128,7 @@ def test_witness_written_from_a_result(tmp_path: Path) -> None:
         symabsorb.absorb(EXAMPLES / "weights.absorb", "generic").write_witness(tmp_path / "x.npz")
 
 
+@pytest.mark.slow  # runs every example of docs/api.md (the fast tier's budget: make test-fast <= 60 s)
 def test_api_page_is_under_a_page_and_its_examples_run() -> None:
     page = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
     assert len(page.splitlines()) <= 70

@@ -57,6 +57,7 @@ def test_latex_keeps_the_papers_numbers() -> None:
     assert "\\begin{tikzpicture}" in tex and "\\section{Lemma graph}" in tex and "\\begin{figure}" in tex
 
 
+@pytest.mark.slow  # runs pdfLaTeX (the fast tier's budget: make test-fast <= 60 s)
 def test_latex_pdf_has_the_graph_and_figures_and_no_overfull_lines(tmp_path: Path) -> None:
     pdflatex = require_program("pdflatex", "texlive-latex-base")
     tex = tmp_path / "report.tex"

@@ -9,6 +9,7 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
 from conftest import ROOT, require_program, run_cli
 
 from symabsorb.report.common import STATUS_COLORS, blueprint_status
@@ -73,6 +74,7 @@ def test_no_placeholder_no_latex_source_as_text_and_named_docs() -> None:
     assert "proved in docs/theorems.md" not in text and "proved in symabsorb's docs/theorems.md" in text
 
 
+@pytest.mark.slow  # runs pdfLaTeX (the fast tier's budget: make test-fast <= 60 s)
 def test_the_blueprint_builds_with_pdflatex(tmp_path: Path) -> None:
     pdflatex = require_program("pdflatex", "texlive-latex-base")
     code, _out, err, _ = run_cli("graph", "--format", "blueprint", "-o", str(tmp_path / "content.tex"))

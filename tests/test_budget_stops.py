@@ -78,6 +78,7 @@ def test_an_exploration_case_budget_is_raised_again_when_swallowed() -> None:
     assert swallowed and outcome.exceeded and outcome.value is None and outcome.cpu_seconds < 3
 
 
+@pytest.mark.slow  # an exploration run, seconds of CPU (the fast tier's budget: make test-fast <= 60 s)
 def test_an_exploration_case_budget_is_not_lost_in_a_gc_callback(slow_gc_callback: list[str]) -> None:
     from symabsorb.explore.budget import cpu_clock_available, run_with_cpu_budget
 

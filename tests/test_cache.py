@@ -30,6 +30,7 @@ def _entries(d: Path) -> list[Path]:
     return sorted(d.rglob("*.facts.json"))
 
 
+@pytest.mark.slow  # two cold CLI processes (the fast tier's budget: make test-fast <= 60 s)
 def test_second_run_reads_identical_facts(tmp_path: Path) -> None:
     first = _run(["facts", "z*tanh(softplus(z))", "--json"], tmp_path)
     assert len(_entries(tmp_path)) == 1
@@ -38,6 +39,7 @@ def test_second_run_reads_identical_facts(tmp_path: Path) -> None:
     assert json.loads(first)["facts"]
 
 
+@pytest.mark.slow  # two cold CLI processes (the fast tier's budget: make test-fast <= 60 s)
 def test_no_cache_writes_nothing(tmp_path: Path) -> None:
     _run(["facts", "gelu", "--no-cache"], tmp_path)
     assert _entries(tmp_path) == []
@@ -45,6 +47,7 @@ def test_no_cache_writes_nothing(tmp_path: Path) -> None:
     assert _entries(tmp_path) == []
 
 
+@pytest.mark.slow  # three cold CLI processes (the fast tier's budget: make test-fast <= 60 s)
 def test_damaged_entry_is_recomputed(tmp_path: Path) -> None:
     fresh = _run(["facts", "silu", "--json"], tmp_path)
     (entry,) = _entries(tmp_path)

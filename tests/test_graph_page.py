@@ -166,6 +166,7 @@ def _expected(lib: Library, rid: str, direction: str, depth: int) -> set[int]:
     return {ids.index(r) for r in near}
 
 
+@pytest.mark.slow  # launches chromium (the fast tier's budget: make test-fast <= 60 s)
 def test_focus_in_the_url_hides_the_rest_in_chromium(tmp_path: Path) -> None:
     chromium = require_program("chromium", "chromium")
     lib = default_library()
@@ -184,6 +185,7 @@ def test_focus_in_the_url_hides_the_rest_in_chromium(tmp_path: Path) -> None:
     assert unknown["hidden"] == set()  # an unknown id shows everything (and says so)
 
 
+@pytest.mark.slow  # launches chromium (the fast tier's budget: make test-fast <= 60 s)
 def test_the_page_in_chromium_screenshot_panel_and_pan_zoom(tmp_path: Path) -> None:
     chromium = require_program("chromium", "chromium")
     from cdp import Browser
@@ -227,6 +229,7 @@ def test_the_page_in_chromium_screenshot_panel_and_pan_zoom(tmp_path: Path) -> N
         assert b.eval("document.querySelectorAll('.lg-node.lg-hidden').length") == 0
 
 
+@pytest.mark.slow  # launches chromium (the fast tier's budget: make test-fast <= 60 s)
 def test_a_report_graph_section_in_chromium(deep_report: Any, tmp_path: Path) -> None:
     chromium = require_program("chromium", "chromium")
     from cdp import Browser

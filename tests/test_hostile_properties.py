@@ -104,6 +104,7 @@ FORMATS = st.sampled_from(["md", "html", "tex", "json", "terminal"])
 @shallow_generation
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(SPECS, FORMATS)
+@pytest.mark.slow  # a property test, seconds of CPU (the fast tier's budget: make test-fast <= 60 s)
 def test_generated_and_mutated_specs_end_cleanly_within_budget(text: str, fmt: str) -> None:
     check_spec(text, fmt)
 

@@ -76,6 +76,7 @@ _ALPHABET = "abcdefgz()[]{}+-*/^=<>:;,. \n0123456789#\"" + "activation block gat
 
 @SETTINGS
 @given(st.text(alphabet=_ALPHABET, max_size=120))
+@pytest.mark.slow  # a property test, seconds of CPU (the fast tier's budget: make test-fast <= 60 s)
 def test_near_miss_text_parses_or_fails_cleanly(text: str) -> None:
     check_total(text)
 
@@ -83,6 +84,7 @@ def test_near_miss_text_parses_or_fails_cleanly(text: str) -> None:
 @shallow_generation
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 @given(GRAMMAR_TEXT)
+@pytest.mark.slow  # a property test, seconds of CPU (the fast tier's budget: make test-fast <= 60 s)
 def test_format_round_trip(text: str) -> None:
     try:
         module = parse_text(text, "gen.absorb")
@@ -128,6 +130,7 @@ def test_shipped_lalr_tables_are_the_grammar_s() -> None:
 @shallow_generation
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(text=GRAMMAR_TEXT, cut=st.integers(min_value=0, max_value=200))
+@pytest.mark.slow  # builds the LALR tables afresh (the fast tier's budget: make test-fast <= 60 s)
 def test_shipped_tables_parse_exactly_like_a_fresh_build(text: str, cut: int) -> None:
     """The shipped tables (state numbers differ between builds) accept, reject and report
     exactly as tables built from the grammar now: on grammar sentences and on their prefixes."""

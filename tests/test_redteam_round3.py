@@ -106,6 +106,7 @@ def test_scan_of_3000_layers_sharing_one_storage_is_bounded(tmp_path: Path) -> N
     assert cpu < 8 + 5  # the command's budget bounds it (80+ CPU s before the fix, F8)
 
 
+@pytest.mark.slow  # a scan of 3,000 layers (the fast tier's budget: make test-fast <= 60 s)
 def test_scan_of_3000_safetensors_layers_sharing_one_byte_range_is_bounded(tmp_path: Path) -> None:
     _np()
     ck = tmp_path / "ck"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -99,6 +100,7 @@ def test_stdin_and_theorem_directories_are_never_replayed(tmp_path: Path) -> Non
     assert replay.key_for("check", {"spec": ["a.absorb"]}, ["a.absorb"]) is None  # not a replayable command
 
 
+@pytest.mark.slow  # three cold CLI processes (the fast tier's budget: make test-fast <= 60 s)
 def test_edited_import_is_a_miss(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     work = tmp_path / "work"
@@ -117,6 +119,7 @@ def test_edited_import_is_a_miss(tmp_path: Path) -> None:
     assert "z^{2}" in edited.stdout or "z^2" in edited.stdout or "z²" in edited.stdout
 
 
+@pytest.mark.slow  # three cold CLI processes (the fast tier's budget: make test-fast <= 60 s)
 def test_output_file_is_written_again_and_inputs_stay_protected(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     work = tmp_path / "work"
@@ -278,13 +281,24 @@ def test_a_deleted_working_directory_is_not_a_crash(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
 
 
+@pytest.fixture(scope="module")
+def relu_replayed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """One cold ``classify relu`` and the cache it stored its replay entry in (copied by each user)."""
+    cache = tmp_path_factory.mktemp("replayed") / "cache"
+    first = _run(["classify", "relu"], cache)
+    assert first.returncode == 0, first.stderr
+    return cache, first
+
+
 @pytest.mark.parametrize("entry", [
     {"exit": 1e400}, {"exit": 2}, {"exit": -5}, {"chunks": [[3, "x"]]}, {"files": [["a\0b", ""]]},
     {"inputs": {"a\0b": {}}}, "nested",
 ])
-def test_damaged_entries_are_recomputed(tmp_path: Path, entry: object) -> None:
+def test_damaged_entries_are_recomputed(tmp_path: Path, entry: object,
+                                        relu_replayed: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    template, first = relu_replayed
     cache = tmp_path / "cache"
-    first = _run(["classify", "relu"], cache)
+    shutil.copytree(template, cache)  # the first run's cache (its key and entry), damaged below
     [path] = _entries(cache)
     if entry == "nested":
         reseal(path, b"[" * 100_000 + b"]" * 100_000, "replay", path.stem, cache)

@@ -165,6 +165,7 @@ def test_latex_fragment() -> None:
     assert code == 0 and "\\documentclass" not in out and "\\begin{result}{Proposition}{5}" in out
 
 
+@pytest.mark.slow  # launches chromium (the fast tier's budget: make test-fast <= 60 s)
 def test_html_renders_offline_in_chromium(tmp_path: Path) -> None:
     chromium = require_program("chromium", "chromium")
     require_module("latex2mathml", "report")
