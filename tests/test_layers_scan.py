@@ -136,7 +136,7 @@ def test_bert_scan_is_verified(tmp_path: Path) -> None:
     assert code == 0, text
     code, out, err, _ = run_cli("verify", str(tmp_path / "scan.json"), "--allow-outside")
     assert code == 0, out + err
-    assert "2 of 2 certificates" in out
+    assert "4 of 4 certificates" in out  # and the bare blocks' (tests/test_scan_bare.py)
 
 
 def test_the_bin_form_is_scanned_too(tmp_path: Path) -> None:

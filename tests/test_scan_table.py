@@ -59,7 +59,7 @@ def test_files_escape_every_user_string() -> None:
     records = [_record(HOSTILE + "/m.safetensors", "h.0."), _record("-2+3/m.safetensors", "@SUM(1)")]
     md = render_scan_table(records, [("@bad|file", "why *not*")], "md")
     table = [line for line in md.splitlines() if line.startswith("|")]
-    assert all(line.count(" | ") == 9 for line in table[2:]), table  # a | in a name splits no cell
+    assert all(line.count(" | ") == 12 for line in table[2:]), table  # a | in a name splits no cell
     assert "<b>" not in md and "*x*" not in md and "$\\input" not in md
     tex = render_scan_table(records, [], "tex")
     assert "\\input{" not in tex and "\\textbackslash{}input" in tex and "?" not in tex.split("\\toprule")[1][:200]

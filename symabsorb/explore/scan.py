@@ -26,7 +26,8 @@ from ..budget import BudgetExhausted
 from .budget import run_with_cpu_budget
 from .classify import case_id
 
-__all__ = ["LAYOUTS", "WEIGHT_SUFFIXES", "Layout", "ScanTask", "find_layers", "group_hint", "read_config",
+__all__ = ["LAYOUTS", "WEIGHT_SUFFIXES", "Layout", "ScanTask", "failed_layer", "find_layers", "group_hint",
+           "read_config",
            "register_layout", "scan_task", "unregister_layout", "verify_view", "weight_files"]
 
 WEIGHT_SUFFIXES = (".safetensors", ".npz", ".pt", ".pth", ".bin")
@@ -150,6 +151,9 @@ class ScanTask:
     norm_assumed: bool = False  # the placement is the layout's usual one: no config.json names the architecture
     alt_norm: str = ""  # the other placement, decided too when the placement is assumed
     alt_text: str = ""  # the layer as a block with the other placement
+    #: the bare block of the paper's question (same file, tensors and activation; no biases, no
+    #: normalisation), decided too when the layer as used is not bare ("" when it is)
+    bare_text: str = ""
     theorems: tuple[str, ...] = ()  # the --theorems directories of the library in force (built-in only: none)
 
     @property
@@ -438,9 +442,10 @@ def _task(path: Path, directory: Path, prefix: str, layout: Layout, keys: set[st
         lines.append(f'    gate: "{layout.gate}"')
     if layout.transpose:
         lines.append("    transpose: true")
-    for field, name in (("up_bias", layout.up_bias), ("down_bias", layout.down_bias)):
-        if name is not None and prefix + name in keys:
-            lines.append(f'    {field}: "{name}"')
+    biases = [f'    {field}: "{tensor}"' for field, tensor in (("up_bias", layout.up_bias),
+                                                               ("down_bias", layout.down_bias))
+              if tensor is not None and prefix + tensor in keys]
+    lines += biases
     main = norm_lines(norm)
     if main is None:
         assumptions.append(f"no `{scale}` beside the layer: decided as the bare residual block (no LayerNorm)")
@@ -460,22 +465,25 @@ def _task(path: Path, directory: Path, prefix: str, layout: Layout, keys: set[st
         return None  # a name the spec language cannot quote: find_layers lists it as unquotable
     name = _block_name(path, directory, prefix, taken)
 
-    def block_text(norm_fields: list[str]) -> str:
-        text = f"block {name} {{\n" + "\n".join(lines + norm_fields) + "\n}\n"
+    def block_text(norm_fields: list[str], fields: list[str] = lines, called: str = name) -> str:
+        text = f"block {called} {{\n" + "\n".join(fields + norm_fields) + "\n}\n"
         if gated:  # a gated unit g(W_gate x) ⊙ (W_up x) with the gate g = act
-            text = f"gated {name}_unit gate {act}\n" + text.replace(f"    activation: {act}\n",
-                                                                     f"    activation: {name}_unit\n", 1)
+            text = f"gated {called}_unit gate {act}\n" + text.replace(f"    activation: {act}\n",
+                                                                       f"    activation: {called}_unit\n", 1)
         return text
 
     text = block_text(main)
     alt_text = block_text(alt) if alt is not None else ""
+    # the paper's question for the same tensors: no biases, no normalisation (only when the layer is not bare)
+    bare_text = block_text([], lines[:len(lines) - len(biases)], f"{name}_bare") if biases or main else ""
     root = directory.resolve()
     listed = root / _rel(path, directory)  # the name it is listed under, links not resolved
     sha = digest()
-    tid = case_id("scan", str(listed), sha, prefix, layout.name, text + alt_text, budget)
+    tid = case_id("scan", str(listed), sha, prefix, layout.name, text + alt_text + bare_text, budget)
     return ScanTask(tid, str(listed), prefix, layout.name, text, name, str(root),
                     act if not gated else f"{act} (gated)", norm, tuple(assumptions), budget, sha256=sha,
-                    allow_outside=allow_outside, norm_assumed=norm_assumed, alt_norm=alt_norm, alt_text=alt_text)
+                    allow_outside=allow_outside, norm_assumed=norm_assumed, alt_norm=alt_norm, alt_text=alt_text,
+                    bare_text=bare_text)
 
 
 _OTHER_PLACEMENT = {"pre-ln": "post-ln", "post-ln": "pre-ln", "pre-rms": "post-rms", "post-rms": "pre-rms"}
@@ -502,11 +510,12 @@ def _rel(path: Path, directory: Path) -> str:
     return rel if not rel.startswith("..") else path.name
 
 
-def _decide(task: ScanTask) -> dict[str, Any]:
+def _decide(task: ScanTask, partial: dict[str, Any] | None = None) -> dict[str, Any]:
     """The layer decided on the bytes that were listed: the file is opened and read once, the SHA-256
     of that buffer must be the one listed, and every read of the decision is served from that same
     buffer (never the name nor the file again: a link swapped, or the file rewritten in place,
-    meanwhile changes nothing)."""
+    meanwhile changes nothing). ``partial`` receives the layer as used once it is decided, before
+    its bare block is (a budget spent on the bare block keeps the layer's own verdict)."""
     import contextlib
     import hashlib
     from dataclasses import replace
@@ -529,7 +538,7 @@ def _decide(task: ScanTask) -> dict[str, Any]:
             if not task.allow_outside:  # the file read, not just the name, lies in the scanned directory
                 confine_descriptor(fh.fileno(), Path(task.spec_dir), shown, "weights file")
         with pinned({name: data}):
-            return _decide_pinned(task)
+            return _decide_pinned(task, {} if partial is None else partial)
 
 
 def _decide_block(text: str, spec_dir: str, theorems: tuple[str, ...] = ()) -> Any:
@@ -541,18 +550,14 @@ def _decide_block(text: str, spec_dir: str, theorems: tuple[str, ...] = ()) -> A
     return Session(library_with(theorems)).decide_file(spec.blocks[0], spec_dir)
 
 
-def _decide_pinned(task: ScanTask) -> dict[str, Any]:
+def _decision_fields(decision: Any) -> dict[str, Any]:
+    """What a record keeps of one decided block: verdict, result, scope, condition, the float search's
+    distances and the certificate (re-checked by ``symabsorb verify``)."""
     from ..weights.certify import certificate_to_dict
 
-    decision = _decide_block(task.block_text, task.spec_dir, task.theorems)
     d = decision.derivation
-    w = decision.weights
     out: dict[str, Any] = {"verdict": d.verdict.value, "decided_by": d.decided_by, "scope": d.scope,
-                           "d": int(w.w_up.shape[1]), "m": int(w.w_up.shape[0]), "gated": w.w_gate is not None,
-                           "nondegenerate": bool(getattr(decision.nondegeneracy, "holds", False)),
-                           "question": list(d.assumptions[:1]), "assumptions": list(task.assumptions),
-                           "block": task.block_text, "block_name": task.block_name, "spec_dir": task.spec_dir,
-                           "norm": task.norm, "condition": d.condition_plain}
+                           "condition": d.condition_plain}
     search = decision.search
     if search is not None:
         for name in ("distance", "relative_distance"):
@@ -562,6 +567,35 @@ def _decide_pinned(task: ScanTask) -> dict[str, Any]:
     certificate = getattr(decision, "certificate", None)
     if certificate is not None:
         out["certificate"] = certificate_to_dict(certificate)
+    return out
+
+
+def _decide_bare(task: ScanTask) -> dict[str, Any]:
+    """The bare block of the paper's question for the layer's tensors (no biases, no normalisation):
+    its verdict, result, certificate and CPU seconds; a block that cannot be decided is ``open`` with
+    the reason (the layer as used keeps its own verdict)."""
+    import time
+
+    start = time.thread_time()
+    name = task.block_name + "_bare"
+    try:
+        out: dict[str, Any] = {**_decision_fields(_decide_block(task.bare_text, task.spec_dir, task.theorems)),
+                               "status": "done"}
+    except Exception as err:  # the bare block failing is said on the row, never fails the layer
+        out = {"verdict": "open", "decided_by": None, "status": "error", "error": _layer_error(err)[:300]}
+    return {**out, "block": task.bare_text, "block_name": name, "cpu_s": round(time.thread_time() - start, 3)}
+
+
+def _decide_pinned(task: ScanTask, partial: dict[str, Any]) -> dict[str, Any]:
+    decision = _decide_block(task.block_text, task.spec_dir, task.theorems)
+    d = decision.derivation
+    w = decision.weights
+    out: dict[str, Any] = {**_decision_fields(decision),
+                           "d": int(w.w_up.shape[1]), "m": int(w.w_up.shape[0]), "gated": w.w_gate is not None,
+                           "nondegenerate": bool(getattr(decision.nondegeneracy, "holds", False)),
+                           "question": list(d.assumptions[:1]), "assumptions": list(task.assumptions),
+                           "block": task.block_text, "block_name": task.block_name, "spec_dir": task.spec_dir,
+                           "norm": task.norm}
     if task.norm_assumed:
         out["norm_assumed"] = True
         note = f"normalisation {task.norm} assumed (no config.json names the architecture)"
@@ -575,6 +609,9 @@ def _decide_pinned(task: ScanTask) -> dict[str, Any]:
             else:
                 note += f"; {task.alt_norm} gives the same verdict"
         out["norm_note"] = note
+    partial.update(out)
+    if task.bare_text:
+        out["bare"] = _decide_bare(task)
     return out
 
 
@@ -596,12 +633,18 @@ def _layer_error(err: Exception) -> str:
 def scan_task(task: ScanTask) -> dict[str, Any]:
     head = {"id": task.id, "kind": "scan", "label": task.label, "file": task.file, "layer": task.prefix,
             "pattern": task.pattern, "activation": task.activation, "norm": task.norm}
+    partial: dict[str, Any] = {}
     try:
-        outcome = run_with_cpu_budget(lambda: _decide(task), task.budget)
+        outcome = run_with_cpu_budget(lambda: _decide(task, partial), task.budget)
     except BudgetExhausted:
         raise  # the command's budget (with --in-process) ends the scan, never one layer
     except Exception as err:  # a bad file is one failed layer, not a failed scan
         return {**head, "status": "error", "verdict": "open", "error": _layer_error(err)[:300], "cpu_s": 0.0}
+    if outcome.exceeded and partial:  # the layer as used was decided; its bare block ran out of budget
+        bare = {"verdict": "open", "decided_by": None, "status": "budget", "block": task.bare_text,
+                "block_name": task.block_name + "_bare",
+                "error": f"CPU budget of {task.budget:g} s exhausted (the layer as used was decided within it)"}
+        return {**head, "status": "done", **partial, "bare": bare, "cpu_s": round(outcome.cpu_seconds, 3)}
     if outcome.exceeded or outcome.value is None:
         return {**head, "status": "budget", "verdict": "open", "error": f"CPU budget of {task.budget:g} s exhausted",
                 "cpu_s": round(outcome.cpu_seconds, 3)}
@@ -691,10 +734,24 @@ def scan(directory: Path, store: Any, executor: Any, activation: str | None = No
         executor.run(pending, record)
     ids = {t.id for t in tasks}
     records = sorted((r for r in store.records.values() if r.get("id") in ids), key=lambda r: (r["file"], r["layer"]))
-    for r in records:
-        if r.get("status") != "done":
-            skipped.append((str(r.get("file")), f"layer `{str(r.get('layer'))[:80]}`: {r.get('error', r.get('status'))}"))
+    skipped += [line for r in records if (line := failed_layer(r)) is not None]
     return records, skipped
+
+
+#: What to do about a layer whose CPU budget ran out.
+_BUDGET_HINT = "hint: give each layer more CPU time (--case-budget SECONDS; the API's case_budget)"
+
+
+def failed_layer(record: dict[str, Any]) -> tuple[str, str] | None:
+    """The ``skipped`` line of a layer that was not decided (an error, or its budget spent): the file,
+    and the layer with the reason and a hint; None for a decided layer. The reason is said there
+    only (the table's row for the layer points to it)."""
+    if record.get("status") == "done":
+        return None
+    why = str(record.get("error") or record.get("status"))
+    if record.get("status") == "budget" and "hint:" not in why:
+        why += f"; {_BUDGET_HINT}"
+    return str(record.get("file")), f"layer `{str(record.get('layer'))[:80]}`: {why}"
 
 
 def verify_view(records: Sequence[dict[str, Any]], beside: Path | None = None) -> dict[str, Any] | None:
@@ -713,7 +770,8 @@ def verify_view(records: Sequence[dict[str, Any]], beside: Path | None = None) -
 
     inside = where == Path(spec_dir) or Path(spec_dir).is_relative_to(where)
     blocks, queries = [], []
-    for r in same:
+
+    def add(r: dict[str, Any]) -> None:
         block, cert = str(r["block"]), r.get("certificate")
         m = re.search(r'weights: "([^"\\\n]*)"', block)
         if m is not None:
@@ -727,5 +785,11 @@ def verify_view(records: Sequence[dict[str, Any]], beside: Path | None = None) -
         queries.append({"query": f"absorb {r['block_name']}",
                         "derivation": {"verdict": r["verdict"], "decided_by": r.get("decided_by"),
                                        "certificate": cert, "witness": None}})
+
+    for r in same:
+        add(r)
+        bare = r.get("bare")
+        if isinstance(bare, dict) and bare.get("status") == "done" and isinstance(bare.get("block"), str):
+            add(bare)  # the bare block of the paper's question, re-checked too
     text = "".join(blocks)
     return {"spec": {"path": str(where / "scan.absorb"), "text": text}, "queries": queries}

@@ -17,10 +17,15 @@ from .formats import RENDERERS, RenderOptions, renderer
 
 __all__ = ["LEGEND", "render_scan_table", "scan_csv", "scan_latex", "scan_markdown", "scan_rows", "scan_table"]
 
-#: what the distance columns mean (printed under every table)
+#: what the distance and bare columns mean (printed under every table)
 LEGEND = ("distance: the certified lower bound on min_S ‖W_down[:,S] W_up[S,:] − T‖_F, T the criterion's "
           "target for the layer as used (from its certificate, checked in exact arithmetic); dist/√d: that "
-          "bound divided by √d; —: absorbable, or no certificate")
+          "bound divided by √d; —: absorbable, or no certificate. bare: the verdict for the bare block of "
+          "the paper's question, x ↦ x + W_down σ(W_up x) with the same tensors and activation but no biases "
+          "and no normalisation (=: the layer as used is bare); bare dist.: the same certified bound for the "
+          "bare block's criterion")
+#: a layer that was not decided: its reason is on its ``skipped`` line (said once)
+_FAILED_NOTE = "not decided: the reason is on its `skipped` line"
 
 
 def _result_label(rid: str) -> str:
@@ -39,9 +44,31 @@ def _distance(r: dict[str, Any]) -> float | None:
     return float(value) if isinstance(value, (int, float)) and value > 0 else None
 
 
+def _bare_cells(r: dict[str, Any]) -> tuple[str, str, str]:
+    """The bare block's verdict, result label and certified distance (``=`` when the layer as used is
+    bare, ``—`` when the layer was not decided)."""
+    if r.get("status", "done") != "done":
+        return "—", "—", "—"
+    bare = r.get("bare")
+    if not isinstance(bare, dict):
+        return "=", "=", "="
+    dist = _distance(bare)
+    rid = bare.get("decided_by")
+    return (str(bare.get("verdict", "open")), _result_label(str(rid)) if rid else "—",
+            "—" if dist is None else f"{dist:.4g}")
+
+
+def _bare_note(r: dict[str, Any]) -> str:
+    bare = r.get("bare")
+    if isinstance(bare, dict) and bare.get("status", "done") != "done":
+        return "bare block not decided: " + str(bare.get("error") or bare.get("status"))
+    return ""
+
+
 def scan_rows(records: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
     """One row of strings per layer: path, layer, activation, norm, d, m, verdict, decided by (a
-    label), distance, dist/√d, CPU time, and an error or note when there is one."""
+    label), distance, dist/√d, the bare block's verdict, label and distance, CPU time, and a note
+    when there is one (a failed layer's reason is on its ``skipped`` line, not repeated here)."""
     rows = []
     labels = [str(r.get("label", "")) for r in records]
     # two labels that read alike (differing only in how a character is composed, Unicode NFC) are
@@ -55,7 +82,8 @@ def scan_rows(records: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
         layer = str(r.get("layer") or "(top level)")
         path = label[:-len(layer) - 1] if label.endswith(":" + layer) else label
         rid = r.get("decided_by")
-        notes = [visible(str(r.get("error") or r.get("norm_note") or ""))]
+        failed = r.get("status", "done") != "done"
+        notes = [_FAILED_NOTE if failed else visible(str(r.get("norm_note") or "")), visible(_bare_note(r))]
         if i in twins:
             notes.insert(0, "this label reads like another row's (equal after Unicode NFC normalisation): its "
                          "non-ASCII characters are shown escaped")
@@ -66,6 +94,7 @@ def scan_rows(records: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
                      "decided by": _result_label(str(rid)) if rid else "—",
                      "distance": "—" if dist is None else f"{dist:.4g}",
                      "dist/√d": "—" if rel is None else f"{rel:.3g}",
+                     **dict(zip(("bare", "bare by", "bare dist."), _bare_cells(r), strict=True)),
                      "cpu": f"{r['cpu_s']:.2f} s" if isinstance(r.get("cpu_s"), (int, float)) else "—",
                      "note": "; ".join(n for n in notes if n)})
     return rows
@@ -85,11 +114,12 @@ def _shorten(path: str, room: int) -> str:
     return "/".join([parts[0], "…", parts[-1]])
 
 
-_TERMINAL_COLUMNS = ("act", "norm", "d", "m", "verdict", "decided by", "distance", "dist/√d")
+_TERMINAL_COLUMNS = ("act", "norm", "d", "m", "verdict", "decided by", "distance", "dist/√d", "bare",
+                     "bare dist.")
 _FIELD = {"act": "activation"}
 #: the columns' usual widths (the table reads the same from one scan to the next; wider when needed)
 _MIN_WIDTH = {"act": 8, "norm": 8, "d": 5, "m": 6, "verdict": 14, "decided by": 12}
-_RIGHT = {"d", "m", "distance", "dist/√d"}
+_RIGHT = {"d", "m", "distance", "dist/√d", "bare dist."}
 
 
 def scan_table(records: Sequence[dict[str, Any]], skipped: Sequence[tuple[str, str]], width: int = 100) -> str:
@@ -130,20 +160,25 @@ def scan_table(records: Sequence[dict[str, Any]], skipped: Sequence[tuple[str, s
 
 
 _FILE_COLUMNS = ("model / file", "layer", "activation", "norm", "d x m", "verdict", "decided by",
-                 "certified distance ≥", "dist/√d", "CPU time")
+                 "certified distance ≥", "dist/√d", "bare verdict", "bare decided by", "bare distance ≥", "CPU time")
 
 
 def _file_cells(row: dict[str, str]) -> list[str]:
     return [row["path"], row["layer"], row["activation"], row["norm"], f"{row['d']} x {row['m']}", row["verdict"],
-            row["decided by"], row["distance"], row["dist/√d"], row["cpu"]]
+            row["decided by"], row["distance"], row["dist/√d"], row["bare"], row["bare by"], row["bare dist."],
+            row["cpu"]]
 
 
 _TEX_HEADER = ("model / file & layer & activation & norm & $d \\times m$ & verdict & decided by & "
-               "certified distance $\\ge$ & dist/$\\sqrt{d}$ & CPU time")
+               "certified distance $\\ge$ & dist/$\\sqrt{d}$ & bare verdict & bare decided by & "
+               "bare distance $\\ge$ & CPU time")
 _TEX_LEGEND = ("Certified distance: the certified lower bound on $\\min_S \\|W_{\\mathrm{down}}[:,S]\\,"
                "W_{\\mathrm{up}}[S,:] - T\\|_F$, $T$ the criterion's target for the layer as used (from its "
                "certificate, checked in exact arithmetic); dist/$\\sqrt{d}$: that bound divided by $\\sqrt{d}$; "
-               "---: absorbable, or no certificate.\\par")
+               "---: absorbable, or no certificate. Bare: the verdict for the bare block of the paper's question, "
+               "$x \\mapsto x + W_{\\mathrm{down}}\\,\\sigma(W_{\\mathrm{up}} x)$ with the same tensors and "
+               "activation but no biases and no normalisation (=: the layer as used is bare); bare distance: the "
+               "same certified bound for the bare block's criterion.\\par")
 
 
 def _skipped(skipped: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -188,8 +223,9 @@ def scan_markdown(records: Sequence[dict[str, Any]], skipped: Sequence[tuple[str
 @renderer("tex", kind="scan")
 def scan_latex(records: Sequence[dict[str, Any]], skipped: Sequence[tuple[str, str]], opts: RenderOptions) -> str:
     rows = scan_rows(records)
+    columns = "l" * 7 + "r" * 2 + "l" * 2 + "r" * 2
     out = ["% symabsorb scan table: needs \\usepackage{booktabs}",
-           "\\begin{tabular}{" + "l" * 6 + "l" + "r" * 3 + "}", "\\toprule", _TEX_HEADER + " \\\\", "\\midrule"]
+           "\\begin{tabular}{" + columns + "}", "\\toprule", _TEX_HEADER + " \\\\", "\\midrule"]
     out += [" & ".join(_tex(c) for c in _file_cells(row)) + " \\\\" for row in rows]
     out += ["\\bottomrule", "\\end{tabular}", "", _TEX_LEGEND]
     out += [_tex(f"{row['path']}:{row['layer']}: {row['note']}") + "\\par" for row in rows if row["note"]]
