@@ -476,7 +476,7 @@ def proved_positive_on_reals(e: sp.Expr) -> bool:
     if e.is_positive is True:
         return True
     poly = _rational_poly(e)
-    return poly is not None and poly.degree() >= 0 and not poly.real_roots() and poly.eval(0) > 0
+    return poly is not None and poly.degree() >= 0 and not poly.real_roots() and poly.coeff_monomial(1) > 0
 
 
 def first_real_root(e: sp.Expr) -> sp.Expr | None:
