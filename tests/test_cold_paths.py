@@ -30,6 +30,7 @@ def test_a_cold_classify_does_not_import_the_units_module(name: str, tmp_path: P
     assert imported == "False"
 
 
+@pytest.mark.slow  # the paper example proved in a cold interpreter, seconds of CPU
 def test_a_cold_prove_of_the_paper_example_does_not_import_the_units_module(tmp_path: Path) -> None:
     # SiLU's odd part over z is 1/2 by cancellation; stack sizes are polynomials decided by their assumptions
     code = ("import sys\n"

@@ -151,7 +151,7 @@ def test_the_issue_examples_decided_by_the_analysis_itself() -> None:
             assert got in (_verdict(plain), "open"), (expr, got)
 
 
-@pytest.mark.parametrize("folding", [True, False], ids=("folded", "unfolded"))
+@pytest.mark.parametrize("folding", [True, pytest.param(False, marks=pytest.mark.slow)], ids=("folded", "unfolded"))
 def test_euler_type_coefficients_written_as_hidden_zeros_in_sympy(folding: bool, request: pytest.FixtureRequest) -> None:
     import dataclasses
 

@@ -140,6 +140,7 @@ def test_output_file_is_written_again_and_inputs_stay_protected(tmp_path: Path) 
     assert (work / "s.absorb").read_text() == "classify relu\n"
 
 
+@pytest.mark.slow  # three cold CLI processes (the fast tier's budget: make test-fast <= 60 s)
 def test_damaged_entry_is_recomputed(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     first = _run(["classify", "gelu"], cache)

@@ -97,7 +97,7 @@ def test_schema_rejects_a_wrong_verdict(paper_report) -> None:  # type: ignore[n
         jsonschema.validate(data, schema())
 
 
-@pytest.mark.parametrize("fmt", ["md", "html", "tex", "json"])
+@pytest.mark.parametrize("fmt", ["md", pytest.param("html", marks=pytest.mark.slow), "tex", "json"])  # HTML: plots, seconds
 def test_outputs_are_byte_identical(tmp_path: Path, fmt: str) -> None:
     a, b = tmp_path / f"a.{fmt}", tmp_path / f"b.{fmt}"
     assert prove(str(PAPER), "-o", str(a))[0] == 0
