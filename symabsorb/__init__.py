@@ -8,6 +8,8 @@ The public API (documented in ``docs/api.md``)::
     spec = symabsorb.load("examples/paper.absorb")  # or spec text
     report = symabsorb.prove(spec)                  # every query answered; report.render("tex")
     symabsorb.decide("relu", w_up, w_down)          # concrete weights: arrays, exact values or file=...
+    symabsorb.check(spec); symabsorb.fmt(path)      # a spec's listing; its canonical form
+    symabsorb.graph().render("mermaid")             # the lemma graph
 
 The package is layered (each layer imports only earlier ones)::
 
@@ -30,29 +32,39 @@ _LAZY = {
     "load": "api", "classify": "api", "facts": "api", "prove": "api", "absorb": "api", "decide": "api",
     "library": "api", "Spec": "api", "Result": "api", "Report": "api", "catalog": "api", "verify": "api",
     "scan": "api", "executor": "api", "select": "api", "Catalog": "api", "Verification": "api",
-    "Exploration": "api", "Scan": "api",
+    "Exploration": "api", "Scan": "api", "check": "api", "fmt": "api", "graph": "api", "absorb_width": "api",
+    "Listing": "api", "Formatted": "api", "Graph": "api", "WidthWitness": "api",
     "SymabsorbError": "errors", "SpecError": "errors", "ArgumentError": "errors", "InternalError": "errors",
 }
 
-__all__ = ["ArgumentError", "Catalog", "Exploration", "InternalError", "Report", "Result", "Scan", "Spec", "SpecError",
-           "SymabsorbError", "Verification", "__version__", "absorb", "catalog", "classify", "decide", "executor",
-           "facts", "library", "load", "prove", "scan", "select", "verify"]
+__all__ = ["ArgumentError", "Catalog", "Exploration", "Formatted", "Graph", "InternalError", "Listing", "Report",
+           "Result", "Scan", "Spec", "SpecError", "SymabsorbError", "Verification", "WidthWitness", "__version__", "absorb",
+           "absorb_width", "catalog", "check", "classify", "decide", "executor", "facts", "fmt", "graph", "library",
+           "load", "prove", "scan", "select", "verify"]
 
 if TYPE_CHECKING:
     from .api import (
         Catalog,
         Exploration,
+        Formatted,
+        Graph,
+        Listing,
         Report,
         Result,
         Scan,
         Spec,
         Verification,
+        WidthWitness,
         absorb,
+        absorb_width,
         catalog,
+        check,
         classify,
         decide,
         executor,
         facts,
+        fmt,
+        graph,
         library,
         load,
         prove,

@@ -29,11 +29,15 @@ if TYPE_CHECKING:
     from .answer.types import QueryAnswer
     from .model.activation import AnyActivation
     from .model.block import Block, ResolvedSpec, Stack
+    from .report.formats import Kind
     from .theory.library import Library
 
 from .results import (
     Catalog,
     Exploration,
+    Formatted,
+    Graph,
+    Listing,
     Report,
     Result,
     Scan,
@@ -44,9 +48,10 @@ from .results import (
 )
 from .results import _condition_sympy as _condition_sympy  # tests read it from here
 
-__all__ = ["Catalog", "Exploration", "Report", "Result", "Scan", "Spec", "Verification", "WidthWitness", "absorb",
-           "absorb_width", "catalog", "classify", "decide", "executor", "explore", "facts", "library", "load", "prove",
-           "scan", "select", "verify"]
+__all__ = ["FORMAT_NAMES", "Catalog", "Exploration", "Formatted", "Graph", "Listing", "Report", "Result", "Scan", "Spec",
+           "Verification", "WidthWitness", "absorb", "absorb_width", "catalog", "check", "classify", "decide", "executor",
+           "explore", "facts", "fmt", "format_for_path", "format_name", "format_spellings", "format_suffixes", "formats",
+           "graph", "library", "load", "missing_packages", "prove", "scan", "select", "verify"]
 
 DEFAULT_BUDGET = 5.0
 PathLike = str | os.PathLike[str]
@@ -367,7 +372,8 @@ def absorb_width(spec: Spec | PathLike, name: str, width: int, *, budget: float 
     s = _spec(spec)
     target = _target(s, name)
     if not isinstance(target, Block):
-        raise ArgumentError(f"`{name}` is a stack: a width applies to a block", param="name", value=name)
+        raise ArgumentError(f"`{name}` is a stack: a width applies to a block", param="name", value=name,
+                            reason=f"`{name}` is a stack: a width applies to a block")
     check_type("width", width, int, "a positive width (int)")
     if isinstance(width, bool) or width < 1:
         raise bad_argument('width', width, "expected a positive width")
@@ -595,6 +601,125 @@ def _in_search_range(matrix: Any, name: str) -> Any:
                                 "between 10^-100 and 10^100 (or 0); rescale the weights", param=name, value=matrix)
     return matrix
 
+
+
+# ---- check, fmt, graph: what `symabsorb check`, `fmt` and `graph` print --------------------------------
+
+
+def check(spec: Spec | PathLike, *, name: str | None = None) -> Listing:
+    """``spec`` parsed and resolved (a :class:`Spec`, a path or spec text): a :class:`Listing` whose
+    ``render("text")`` lists what it declares and asks (``symabsorb check``), under ``name`` (default:
+    the spec's path). Errors are :class:`symabsorb.SpecError` with file:line:col."""
+    from .errors import check_type
+
+    if name is not None:
+        check_type("name", name, str, "the name the listing shows (str) or None")
+    s = _spec(spec)
+    return Listing(name if name is not None else s.path, s.resolved)
+
+
+def fmt(source: PathLike, *, check: bool = False) -> Formatted:
+    """A spec in canonical form (``symabsorb fmt``): ``source`` a path (always one when it is a
+    :class:`~pathlib.Path`) or spec text. The :class:`Formatted` holds the original and the canonical
+    text (``changed``, ``diff()``, ``write()`` rewrites the file); ``check=True``: ``render()`` says
+    whether the file would be reformatted instead of printing it (``fmt --check``)."""
+    from .dsl.formatter import format_module
+    from .dsl.loader import read_source
+    from .dsl.parser import parse_text
+    from .errors import check_type
+
+    check_type("source", source, (str, os.PathLike), "a path to a .absorb file or spec text (str)")
+    _check_flag("check", check)
+    if isinstance(source, os.PathLike) or _looks_like_path(str(source)):
+        label, text = str(source), read_source(Path(source))
+    else:
+        label, text = "<string>", str(source)
+    return Formatted(label, text, format_module(parse_text(text, label)), check)
+
+
+def graph(spec: Spec | PathLike | None = None, *, budget: float | None = DEFAULT_BUDGET,
+          theorems: Sequence[PathLike] = (), lib: Library | None = None) -> Graph:
+    """The lemma graph of the library (the built-in one plus ``theorems``): a :class:`Graph` whose
+    ``render(fmt)`` is dot, mermaid, json, html (one interactive page) or blueprint (a leanblueprint
+    chapter). With ``spec``, each result is coloured by what proving its queries did with it
+    (applied, hypothesis failed, undecided, cited, not tried); ``budget`` as for :func:`prove`."""
+    library_ = _lib(lib, theorems)
+    states = prove(spec, budget=budget, lib=library_).data.node_states() if spec is not None else None
+    return Graph(library_, states)
+
+
+#: The formats each kind of output is rendered in, by canonical name, as the renderers' table has them
+#: (:mod:`symabsorb.report.formats`; a test keeps the two equal). A constant, so that the command
+#: line's ``--help`` names them without importing the renderers (and SymPy).
+FORMAT_NAMES: dict[str, tuple[str, ...]] = {
+    "report": ("md", "html", "tex", "json", "terminal", "text"),
+    "graph": ("dot", "mermaid", "json", "html", "blueprint"),
+    "atlas": ("md", "html", "json"),
+    "scan": ("md", "tex", "csv"),
+}
+
+
+def formats(kind: str = "report") -> tuple[str, ...]:
+    """The canonical names of the formats ``kind`` (report, graph, atlas, scan) renders in, from the
+    renderers' table (a renderer registered with ``@renderer`` included)."""
+    from .report.formats import RENDERERS
+
+    return RENDERERS.names(_kind(kind))
+
+
+def format_spellings(kind: str = "report") -> tuple[str, ...]:
+    """Every name and alias ``kind``'s formats accept (``markdown``, ``htm``, ``latex``...)."""
+    from .report.formats import RENDERERS
+
+    return RENDERERS.spellings(_kind(kind))
+
+
+def format_name(name: str, kind: str = "report") -> str:
+    """The canonical name of the format ``name`` (``markdown`` -> ``md``); an ArgumentError naming the choices."""
+    from .errors import bad_argument, check_type
+    from .report.formats import RENDERERS, UnknownFormat
+
+    check_type("fmt", name, str, "a format name (str)")
+    try:
+        return RENDERERS.normalize(name, _kind(kind))
+    except UnknownFormat:
+        raise bad_argument("fmt", name, "expected one of " + ", ".join(RENDERERS.names(_kind(kind)))) from None
+
+
+def format_for_path(path: PathLike, kind: str = "report") -> str | None:
+    """The format a file's suffix names (``report.html`` -> ``html``), or None when it names none of ``kind``'s."""
+    from .report.formats import RENDERERS, UnknownFormat
+
+    try:
+        return RENDERERS.by_suffix(Path(path).suffix, _kind(kind)).name
+    except UnknownFormat:
+        return None
+
+
+def format_suffixes(kind: str = "report") -> tuple[str, ...]:
+    """The file suffix of each of ``kind``'s formats that has one (``.md``, ``.html``...), in table order."""
+    from .report.formats import RENDERERS
+
+    return tuple(f.suffixes[0] for f in RENDERERS if _kind(kind) in f.entries and f.suffixes)
+
+
+def _kind(kind: str) -> Kind:
+    from .errors import bad_argument
+
+    if kind not in FORMAT_NAMES:
+        raise bad_argument("kind", kind, "expected one of " + ", ".join(FORMAT_NAMES))
+    return kind  # type: ignore[return-value]
+
+
+def missing_packages(fmt: str) -> list[str]:
+    """What rendering ``fmt`` would use and is not installed, one line each, each line once per process:
+    a line returned here is not warned about again when a result renders (the command line prints it)."""
+    from . import results
+    from .report.render import missing_extras
+
+    lines = [line for line in missing_extras(format_name(fmt)) if line not in results._WARNED]
+    results._WARNED.update(lines)  # the set the results' own warning reads
+    return lines
 
 
 # ---- the other commands: catalog, verify, explore, scan (the command line calls these) -----------------

@@ -1,6 +1,12 @@
-"""The command line: a client of :mod:`symabsorb.api`. Heavy imports happen inside the commands,
-so ``symabsorb --help`` stays fast. One place (:func:`main`) maps errors to exit codes, the same
-for every command (:data:`EXIT_CODES`)."""
+"""The command line: a client of :mod:`symabsorb.api`, and of :mod:`symabsorb.runtime` for what stays
+below the API (error types, the run's budget and limits, atomic writes, replay); nothing else
+(``tests/test_layers.py`` holds the allow-list). Heavy imports happen inside the commands, so
+``symabsorb --help`` imports neither the renderers nor SymPy. One place (:func:`main`) maps errors to
+exit codes, the same for every command (:data:`EXIT_CODES`).
+
+Budget words: ``--budget`` is the CPU seconds of the whole command (the run's :class:`Budget`); each
+fact gets its share (a twentieth, at least 5 s). The API's ``budget=`` is CPU seconds per fact: the
+command line passes ``None`` (no per-fact limit of its own), so the command's share governs."""
 
 from __future__ import annotations
 
@@ -11,30 +17,29 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .report.escape import json_safe
 
 __all__ = ["build_parser", "entry", "main"]
 
 
 
 class FormatNames:
-    """``--format``'s choices: the renderers' one table (:mod:`symabsorb.report.formats`), read only
-    when argparse checks a value or prints a command's help, so building the parser imports no
-    renderer. Accepts every name and alias; lists the canonical names."""
+    """``--format``'s choices. Checking a value reads the renderers' one table (every name and alias,
+    a registered renderer included: :func:`symabsorb.api.format_spellings`); listing them (a
+    command's help, an invalid choice) reads :data:`symabsorb.api.FORMAT_NAMES`, a constant kept
+    equal to the table by a test, so that ``--help`` imports no renderer and no SymPy."""
 
     def __init__(self, kind: str = "report") -> None:
         self.kind = kind
 
-    def _table(self) -> Any:
-        from .report.formats import RENDERERS
-
-        return RENDERERS
-
     def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and name in self._table().spellings(self.kind)
+        from . import api
+
+        return isinstance(name, str) and name in api.format_spellings(self.kind)
 
     def __iter__(self) -> Any:
-        return iter(self._table().names(self.kind))
+        from .api import FORMAT_NAMES
+
+        return iter(FORMAT_NAMES[self.kind])
 
 
 EXIT_OK, EXIT_NEGATIVE, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
@@ -77,13 +82,14 @@ def _write_atomic(path: Path, text: str, protect: Sequence[Path] = (), rewrites_
     # One writer for every output: refuses inputs (every file the command read) and non-regular
     # files, keeps permissions, cleans its `.NAME.symabsorb-partial-PID` temporary file on every
     # catchable signal.
-    from .paths import write_output
+    from .runtime import write_output
 
     write_output(path, text, protect, rewrites_input)
 
 
-def _inputs(spec_path: str, spec: Any) -> list[Path]:
+def _inputs(spec_path: str, s: Any) -> list[Path]:
     """The files a command read, which its output may never replace: the spec, its imports, its weights."""
+    spec = s.resolved
     base = Path(spec_path).parent
     paths = [Path(spec_path), *(base / imp for imp in spec.imports)]
     paths += [base / b.weights.file for b in spec.blocks if getattr(b, "weights", None) is not None]
@@ -91,7 +97,7 @@ def _inputs(spec_path: str, spec: Any) -> list[Path]:
 
 
 def _shown_path(path: Path) -> str:
-    from .report.escape import terminal_text
+    from .runtime import terminal_text
 
     return terminal_text(str(path))
 
@@ -117,7 +123,7 @@ def _library(args: argparse.Namespace) -> Any:
 def _stdin_text(limit: int) -> str:
     """Up to ``limit`` bytes of standard input as UTF-8 text; other bytes are a positioned error
     (never surrogate escapes that fail later)."""
-    from .dsl.errors import Span, SpecError
+    from .runtime import Span, SpecError
 
     stream = getattr(sys.stdin, "buffer", None)
     if stream is None:
@@ -134,23 +140,22 @@ def _stdin_text(limit: int) -> str:
                         f"the byte 0x{data[err.start]:02x}", "UTF-8 text", "save the spec as UTF-8") from None
 
 
-def _read_spec(path: str) -> tuple[Any, str]:
+def _read_spec(path: str) -> Any:
+    """The :class:`symabsorb.api.Spec` of a spec argument (a path, or ``-``: standard input)."""
     from .api import load
 
     if path == "-":
-        from .budget import current
+        from .runtime import current
 
         # At most one byte past the size limit: the loader then refuses it with the limit's name.
-        spec = load(_stdin_text(current().limits.input_bytes + 1), name="<stdin>")
-    else:
-        spec = load(Path(path))
-    return spec.resolved, spec.text
+        return load(_stdin_text(current().limits.input_bytes + 1), name="<stdin>")
+    return load(Path(path))
 
 
 def _each_spec(args: argparse.Namespace, run: Callable[[str], int]) -> int:
     """Run ``run`` on every spec argument; an error in one spec is reported and the others still run.
     The exit code is the worst one."""
-    from .dsl.errors import SymabsorbError
+    from .runtime import SymabsorbError
 
     worst = EXIT_OK
     specs = expand_specs(args.spec)
@@ -166,18 +171,18 @@ def _each_spec(args: argparse.Namespace, run: Callable[[str], int]) -> int:
 
 
 def _print_error(err: Exception) -> None:
-    from .dsl.errors import SpecError, SymabsorbError
+    from .runtime import ArgumentError, SpecError, SymabsorbError
 
     if isinstance(err, SpecError) and err.span is not None and err.source_line is None:
-        from .dsl.loader import read_source
+        from .runtime import read_source
 
         try:
             err.with_source(read_source(Path(err.span.file)))
         except SymabsorbError:
             pass
-    text = str(err)
+    text = _option_message(err) if isinstance(err, ArgumentError) else str(err)
     if not isinstance(err, SpecError) and not text.startswith(("error", "internal error")):
-        text = f"error: {_option_message(text)}"  # an API ArgumentError: `name=value` as the option it came from
+        text = f"error: {text}"
     print(text, file=sys.stderr)
 
 
@@ -189,10 +194,9 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def _check_one(path: str) -> int:
-    from .report.terminal import spec_listing
+    from . import api
 
-    spec, _ = _read_spec(path)
-    sys.stdout.write(spec_listing(path, spec))
+    sys.stdout.write(api.check(_read_spec(path), name=path).render("text"))  # named as given (`-`, ./x.absorb)
     return 0
 
 
@@ -200,12 +204,8 @@ def cmd_fmt(args: argparse.Namespace) -> int:
     """Each file in canonical form: printed (one file), checked (``--check``), shown as a unified diff
     (``--diff``, with ``--check`` too) or rewritten (``--write``). An error in one file is reported and
     the others still run; the exit code is the worst one."""
-    import difflib
-
-    from .dsl.errors import SymabsorbError
-    from .dsl.formatter import format_module
-    from .dsl.loader import read_source
-    from .dsl.parser import parse_text
+    from . import api
+    from .runtime import SymabsorbError
 
     files = expand_specs(args.file)
     if "-" in files:
@@ -216,44 +216,32 @@ def cmd_fmt(args: argparse.Namespace) -> int:
     worst = EXIT_OK
     for path in files:
         try:
-            text = read_source(Path(path))
-            formatted = format_module(parse_text(text, path))
+            formatted = api.fmt(Path(path), check=args.check)
         except SymabsorbError as err:
             _print_error(err)
             worst = EXIT_ERROR
             continue
-        changed = formatted != text
-        if args.diff and changed:
-            sys.stdout.writelines(difflib.unified_diff(text.splitlines(keepends=True),
-                                                       formatted.splitlines(keepends=True),
-                                                       f"{path} (original)", f"{path} (formatted)"))
+        if args.diff and formatted.changed:
+            sys.stdout.write(formatted.diff())
         if args.check:
-            if changed:
-                print(f"{path} would be reformatted", file=sys.stderr)
+            if formatted.changed:
+                sys.stderr.write(formatted.render("text"))
                 worst = max(worst, 1)
         elif args.write:
-            if changed:
-                _write_atomic(Path(path).resolve(), formatted, rewrites_input=True)  # through a symlink: the spec it names
+            formatted.write()  # atomically; through a symlink: the spec it names
         elif not args.diff:
-            sys.stdout.write(formatted)
+            sys.stdout.write(formatted.render("text"))
     return worst
 
 
 def cmd_facts(args: argparse.Namespace) -> int:
-    import json
-
     from . import api
-    from .analysis.serialize import facts_to_dict
-    from .report.terminal import facts_table
 
-    result = api.facts(args.expr, args.gated, order=args.order, budget=args.budget)
-    act, facts = result.answer.activation, result.facts
-    assert act is not None and facts is not None
-    data = facts_to_dict(facts, act.name)
+    result = api.facts(args.expr, args.gated, order=args.order, budget=None)  # --budget is the run's
     if args.json:
-        print(json_safe(json.dumps(data, indent=2, ensure_ascii=False)))
+        print(result.to_json())
         return 0
-    sys.stdout.write(facts_table(facts, act.name, args.steps))
+    sys.stdout.write(result.facts_table(args.steps))
     return 0
 
 
@@ -268,15 +256,11 @@ def _width() -> int:
 
 
 def cmd_classify(args: argparse.Namespace) -> int:
-    import json
-
     from . import api
-    from .theory.serialize import derivation_to_dict
 
-    result = api.classify(args.expr, args.gated, budget=args.budget, lib=_library(args))
-    assert result.derivation is not None
+    result = api.classify(args.expr, args.gated, budget=None, lib=_library(args))  # --budget is the run's
     if args.json:
-        print(json_safe(json.dumps(derivation_to_dict(result.derivation), indent=2, ensure_ascii=False)))
+        print(result.to_json())
     else:
         fmt = _chosen_format(args.format) if args.format else _terminal_format()
         _warn_missing(fmt)
@@ -286,68 +270,60 @@ def cmd_classify(args: argparse.Namespace) -> int:
 
 def _chosen_format(name: str) -> str:
     """``--format NAME`` as the renderers call it; ``terminal`` is plain text unless stdout is a terminal."""
-    from .report.formats import RENDERERS
+    from . import api
 
-    fmt = RENDERERS.normalize(name)
+    fmt = api.format_name(name)
     return "text" if fmt == "terminal" and not sys.stdout.isatty() else fmt
 
 
 def _warn_missing(fmt: str) -> None:
     """One warning line per optional package the format would use and that is missing. Only HTML uses
-    optional packages (``report.render.missing_extras``): any other format imports nothing here."""
+    optional packages (:func:`symabsorb.api.missing_packages`): any other format imports nothing here."""
     if fmt != "html":
         return
-    from .api import _WARNED
-    from .report.render import missing_extras
+    from . import api
 
-    for line in missing_extras(fmt):
-        if line not in _WARNED:  # said once: the API's own warning for the same line is then silent
-            _WARNED.add(line)
-            print(f"warning: {line}", file=sys.stderr)
+    for line in api.missing_packages(fmt):  # said once: the API's own warning for the same line is then silent
+        print(f"warning: {line}", file=sys.stderr)
 
 
 def cmd_catalog(args: argparse.Namespace) -> int:
     from . import api
 
-    catalog = api.catalog(budget=args.budget, lib=_library(args))
+    catalog = api.catalog(budget=None, lib=_library(args))  # --budget is the run's
     sys.stdout.write(catalog.render("json" if args.json else "text"))
     return 0
 
 
 def cmd_graph(args: argparse.Namespace) -> int:
-    from .report.graph import render_graph
+    from . import api
 
-    library = _library(args)
-    states = None
-    if args.spec:
-        from . import api
-
-        spec, text = _read_spec(args.spec)
-        states = api.prove(api.Spec(spec, text), budget=args.budget, lib=library).data.node_states()
-    from .report.formats import RENDERERS
-
-    page = RENDERERS.lookup("html", "graph").suffixes  # -o FILE.html: the interactive page; else DOT
-    fmt = args.format or ("html" if args.output and Path(args.output).suffix.lower() in page else "dot")
-    out = render_graph(library, fmt, states)
+    graph = api.graph(_read_spec(args.spec) if args.spec else None, budget=None,  # --budget is the run's
+                      lib=_library(args))
+    # -o FILE.html: the interactive page; else DOT
+    page = args.output and api.format_for_path(args.output, "graph") == "html"
+    fmt = args.format or ("html" if page else "dot")
+    out = graph.render(fmt)
     if args.output:
         _write_atomic(Path(args.output), out, protect=[Path(args.spec)] if args.spec and args.spec != "-" else [])
-        print(f"wrote {args.output} ({fmt}, {len(library.results)} results)")
+        print(f"wrote {args.output} ({api.format_name(fmt, 'graph')}, {graph.results} results)")
     else:
         sys.stdout.write(out)
     return 0
 
 
 def _format_for(args: argparse.Namespace) -> str:
-    from .report.formats import RENDERERS, UnknownFormat
+    from . import api
 
     if args.format:
-        return RENDERERS.normalize(args.format)
+        return api.format_name(args.format)
     if args.output and not _output_is_dir(args):
-        try:  # a file suffix names a format of the renderers' table (.md, .html...); terminal/text have none
-            return RENDERERS.by_suffix(Path(args.output).suffix).name
-        except UnknownFormat:
+        # a file suffix names a format of the renderers' table (.md, .html...); terminal/text have none
+        found = api.format_for_path(args.output)
+        if found is None:
             raise UsageError(f"cannot tell the format of `{args.output}` from its extension; use --format "
-                             + "|".join(f.name for f in RENDERERS if "report" in f.entries and f.suffixes)) from None
+                             + "|".join(api.format_name(suffix.lstrip(".")) for suffix in api.format_suffixes()))
+        return found
     if args.output:
         return "md"
     return "terminal"
@@ -404,11 +380,12 @@ def cmd_prove(args: argparse.Namespace) -> int:
 def _prove_one(args: argparse.Namespace, path: str, fmt: str, library: Any, target: Path | None) -> int:
     from . import api
 
-    spec, text = _read_spec(path)
-    selected = api.select(api.Spec(spec, text), args.keyword) if args.keyword else api.Spec(spec, text)
-    queries = len(selected.resolved.queries)
+    spec = _read_spec(path)
+    selected = api.select(spec, args.keyword) if args.keyword else spec
+    queries = len(selected.queries)
     progress = _progress_bar(queries) if fmt == "terminal" or target else None
-    report = api.prove(selected, budget=args.budget, lib=library, progress=progress, near=args.near)
+    # --budget is the run's (installed by main); the API's per-fact budget is left to the run's share
+    report = api.prove(selected, budget=None, lib=library, progress=progress, near=args.near)
     rendered = _render(report, fmt, args.fragment, args.verbose)
     if target is not None:
         _write_atomic(target, rendered, protect=_inputs(path, spec) if path != "-" else [])
@@ -426,7 +403,7 @@ def _progress_bar(total: int) -> Callable[[int, int, str], None] | None:
         from rich.progress import Progress
     except ImportError:
         return None
-    from .replay import unrecorded
+    from .runtime import unrecorded
 
     # On standard error, and never recorded for replay (a replay has nothing to wait for).
     progress = Progress(transient=True, console=Console(file=unrecorded(sys.stderr)))
@@ -445,7 +422,7 @@ def _progress_bar(total: int) -> Callable[[int, int, str], None] | None:
 
 
 def _budget_seconds(text: str) -> float:
-    from .budget import parse_budget
+    from .runtime import parse_budget
 
     try:
         return parse_budget(text)
@@ -462,7 +439,7 @@ CLUSTER_BUDGET_HELP = ("CPU seconds of this command's own process (enumeration, 
 
 def _run_options(budget_help: str | None = None) -> argparse.ArgumentParser:
     """What every command takes: its CPU budget, the size limits, where inputs may come from, the cache."""
-    from .budget import DEFAULT_COMMAND_SECONDS, LIMIT_HELP, Limits
+    from .runtime import DEFAULT_COMMAND_SECONDS, LIMIT_HELP, Limits
 
     parser = argparse.ArgumentParser(add_help=False)
     group = parser.add_argument_group("run options")
@@ -648,8 +625,10 @@ def _executor(args: argparse.Namespace, local: bool = False) -> Any:
     import warnings
 
     from . import api
-    from .errors import ArgumentError
+    from .runtime import ArgumentError
 
+    if args.in_process and args.scheduler:
+        raise UsageError(f"--scheduler {args.scheduler!r}: --in-process and a scheduler exclude each other")
     in_process = args.in_process or (local and args.scheduler is None and args.workers is None)
     workers = 2 if args.workers is None else args.workers
     with warnings.catch_warnings(record=True) as caught:
@@ -657,24 +636,41 @@ def _executor(args: argparse.Namespace, local: bool = False) -> Any:
         try:
             runner = api.executor(scheduler=args.scheduler, workers=workers, in_process=in_process)
         except ArgumentError as err:
-            raise UsageError(_option_message(str(err))) from None
+            raise UsageError(_option_message(err)) from None
     for w in caught:
         print(f"note: {w.message}", file=sys.stderr)
     return runner
 
 
-def _option_message(text: str) -> str:
-    """An API message about ``name=value`` as the command line spells it (``--name``)."""
-    import re
+#: The API's argument names (``ArgumentError.param``) as the command line spells them: the flag or the
+#: positional argument each one comes from. Every API argument a command passes from its command line is here.
+CLI_NAMES = {
+    "keyword": "-k", "budget": "--budget", "theorems": "--theorems", "near": "--near", "width": "--width",
+    "name": "--block", "fmt": "--format", "order": "--order", "gated": "--gated", "expr": "EXPR",
+    "activation": "--activation", "spec": "SPEC", "source": "FILE", "report": "REPORT", "weights_dir": "--weights-dir",
+    "blas": "--blas", "scheduler": "--scheduler", "workers": "--workers", "in_process": "--in-process",
+    "case_budget": "--case-budget", "evidence_budget": "--evidence-budget", "sizes": "--sizes", "starts": "--starts",
+    "spaces": "--space", "results": "--results", "directory": "DIR", "evidence": "--no-evidence", "stacks": "--stacks",
+}
 
-    text = re.sub(r"\bin_process=True\b", "--in-process", text)
-    flags = {"keyword": "-k"}
-    return re.sub(r"^(\w+)=('(?:[^'\\]|\\.)*'|\S*) \(type=\w+\)",
-                  lambda m: f"{flags.get(m.group(1), '--' + m.group(1).replace('_', '-'))} {m.group(2)}", text)
+
+def _option_message(err: Any) -> str:
+    """An API :class:`~symabsorb.errors.ArgumentError` as the command line says it: the flag its
+    ``param`` came from (:data:`CLI_NAMES`; ``theorems[1]`` is ``--theorems``), the value, the reason."""
+    param, reason = getattr(err, "param", None), getattr(err, "reason", None)
+    if param is None or reason is None:
+        return str(err)
+    base = param.split("[", 1)[0]
+    flag = CLI_NAMES.get(base, "--" + base.replace("_", "-"))
+    value = err.value
+    shown = repr(str(value) if hasattr(value, "__fspath__") else value)
+    if len(shown) > 80:
+        shown = shown[:60] + "…" + shown[-10:]
+    return f"{flag} {shown}: {reason}"
 
 
 def _phase_progress() -> Any:
-    from .explore.progress import PhaseProgress
+    from .runtime import PhaseProgress
 
     return PhaseProgress()
 
@@ -694,18 +690,17 @@ def cmd_explore(args: argparse.Namespace) -> int:
 
     from . import api
 
-    spec, text = _read_spec(args.spec)
+    loaded = _read_spec(args.spec)
+    spec = loaded.resolved
     if not spec.spaces:
         raise UsageError(f"`{args.spec}` declares no `space`; add e.g. `space s = {{ primitives: [tanh, exp], size: 4 }}`")
     names = {s.name for s in spec.spaces}
     for name in args.space or ():
         if name not in names:
             raise UsageError(f"no space `{name}` in {args.spec}; it declares " + ", ".join(sorted(names)))
-    from .report.formats import RENDERERS
-
     fmt = _format_for(args) if args.output else "md"
-    if fmt not in RENDERERS.names("atlas"):
-        *first, last = RENDERERS.names("atlas")
+    if fmt not in api.formats("atlas"):
+        *first, last = api.formats("atlas")
         raise UsageError(f"the atlas is written as {', '.join(first)} or {last}")
     if args.stacks and args.no_stacks:
         raise UsageError("--stacks and --no-stacks exclude each other")
@@ -715,7 +710,7 @@ def cmd_explore(args: argparse.Namespace) -> int:
     runner = _executor(args)
     progress = _phase_progress()
     try:
-        exploration = api.explore(api.Spec(spec, text), spaces=args.space, results=args.results,
+        exploration = api.explore(loaded, spaces=args.space, results=args.results,
                                   case_budget=args.case_budget, evidence_budget=args.evidence_budget, sizes=args.sizes,
                                   starts=args.starts, evidence=not args.no_evidence, stacks=stacks, executor=runner,
                                   progress=progress, theorems=_theorem_dirs(args))
@@ -734,19 +729,17 @@ def cmd_explore(args: argparse.Namespace) -> int:
 
 def cmd_scan(args: argparse.Namespace) -> int:
     from . import api
-    from .report.formats import RENDERERS, UnknownFormat
-    from .report.scantable import render_scan_table, scan_table
 
     if not Path(args.dir).is_dir():
         raise UsageError(f"`{args.dir}` is not a directory")
     table_format = None
     if args.output:
-        try:  # the scan table's formats: those of the renderers' table with a scan entry
-            table_format = RENDERERS.by_suffix(Path(args.output).suffix, "scan").name
-        except UnknownFormat:
-            suffixes = [f.suffixes[0] for f in RENDERERS if "scan" in f.entries and f.suffixes]
+        # the scan table's formats: those of the renderers' table with a scan entry
+        table_format = api.format_for_path(args.output, "scan")
+        if table_format is None:
+            suffixes = api.format_suffixes("scan")
             raise UsageError(f"cannot write the scan table to `{args.output}`: use a " + ", ".join(suffixes[:-1])
-                             + f" or {suffixes[-1]} file (--json FILE for JSON)") from None
+                             + f" or {suffixes[-1]} file (--json FILE for JSON)")
     runner = _executor(args, local=True)
     progress = _phase_progress()
     try:
@@ -755,11 +748,11 @@ def cmd_scan(args: argparse.Namespace) -> int:
     finally:
         progress.close()
         runner.close()
-    sys.stdout.write(scan_table(result.layers, result.skipped, _width()))
+    sys.stdout.write(result.render("text", width=_width()))
     if args.json:
         _write_atomic(Path(args.json), result.render("json", beside=Path(args.json).absolute().parent))
     if args.output and table_format is not None:
-        _write_atomic(Path(args.output), render_scan_table(result.layers, result.skipped, table_format))
+        _write_atomic(Path(args.output), result.render(table_format))
     return EXIT_NEGATIVE if result.skipped else EXIT_OK  # a file, a layer group or a layer was skipped
 
 
@@ -784,56 +777,82 @@ def _witness_needs(output: str) -> None:
 
 
 def cmd_absorb(args: argparse.Namespace) -> int:
-    from .api import Spec, absorb
-    from .weights.export import write_witness
+    from . import api
+    from .runtime import write_output
 
     if args.output:
         _witness_needs(args.output)
-    spec, text = _read_spec(args.spec)
+    spec = _read_spec(args.spec)
     if args.width is not None:
-        return _absorb_at_width(args, Spec(spec, text), spec)
-    result = absorb(Spec(spec, text), args.block, budget=args.budget, lib=_library(args), near=args.near)
+        return _absorb_at_width(args, spec)
+    # --budget is the run's (installed by main); the API's per-fact budget is left to the run's share
+    result = api.absorb(spec, args.block, budget=None, lib=_library(args), near=args.near)
     sys.stdout.write(result.render(_terminal_format(), color=sys.stdout.isatty(), width=_width()))
     if result.verdict != "absorbable" or result.witness is None:
         print(f"\nno witness: the verdict for `{args.block}` is {result.verdict}")
+        _width_hint(args, spec, result.verdict)
         return EXIT_NEGATIVE
     if args.output:
-        from .paths import write_output
+        def write(tmp: Path) -> None:
+            result.write_witness(tmp)
 
-        witness = result.witness
-        write_output(Path(args.output), lambda tmp: write_witness(tmp, witness), protect=_inputs(args.spec, spec))
+        write_output(Path(args.output), write, protect=_inputs(args.spec, spec))
         print(f"\nwrote the residual-free weights to {args.output}")
-        _rounding_note(witness, "the derivation's witness (`prove -o report.json`: the `absorb` query)")
+        _witness_note(result.witness_note("the derivation's witness (`prove -o report.json`: the `absorb` query)"))
+    _width_hint(args, spec, result.verdict)
     return EXIT_OK
 
 
-def _absorb_at_width(args: argparse.Namespace, s: Any, spec: Any) -> int:
+def width_hint(spec_arg: str, block: str, verdict: str | None, asks_width: bool) -> str | None:
+    """The line pointing from an ``absorb`` answer for a block to the minimal-width question (issue 28):
+    for ``absorbable``, a narrower residual-free block may exist; for ``not-absorbable``, a wider one is
+    what the ``width`` query bounds and ``absorb --width W`` writes. None for any other verdict."""
+    import shlex
+
+    if verdict not in ("absorbable", "not-absorbable"):
+        return None
+    shown = "SPEC" if spec_arg == "-" else shlex.quote(spec_arg)
+    prove = f"symabsorb prove {shown} -k {shlex.quote(f'width and {block}')}"
+    how = prove if asks_width else f"add it to the spec, then {prove}"
+    ask = f"the query `width {block}` gives the minimal width ({how})"
+    write = f"symabsorb absorb {shown} --block {shlex.quote(block)} --width W writes one of width W"
+    if verdict == "absorbable":
+        return f"hint: a narrower residual-free block may equal `{block}`: {ask}; {write}"
+    return f"hint: a residual-free block of another width may equal `{block}`: {ask}; {write}"
+
+
+def _width_hint(args: argparse.Namespace, spec: Any, verdict: str | None) -> None:
+    if args.block not in spec.blocks:  # a stack: a width applies to a block
+        return
+    asks = any(q.kind == "width" and getattr(q.target, "name", None) == args.block for q in spec.resolved.queries)
+    hint = width_hint(args.spec, args.block, verdict, asks)
+    if hint is not None:
+        print(hint)
+
+
+def _absorb_at_width(args: argparse.Namespace, spec: Any) -> int:
     """``absorb --width W``: the residual-free block of width W from the `width` query's upper bound."""
-    from .api import absorb_width
+    from . import api
+    from .runtime import write_output
 
     if args.width < 1:
         raise UsageError(f"--width {args.width}: expected a positive width")
-    found = absorb_width(s, args.block, args.width, budget=args.budget, lib=_library(args))
+    found = api.absorb_width(spec, args.block, args.width, budget=None, lib=_library(args))  # --budget: the run's
     if found.witness is None:
         print(f"no witness of width {args.width} for `{args.block}`: {found.reason}")
         return EXIT_NEGATIVE
     print(f"`{args.block}`: a residual-free block of {found.reason}; {found.witness.verified}")
     if args.output:
-        from .paths import write_output
-
         def write(tmp: Path) -> None:
             found.write_witness(tmp)
 
         write_output(Path(args.output), write, protect=_inputs(args.spec, spec))
         print(f"wrote the residual-free weights to {args.output}")
-        _rounding_note(found.witness)
+        _witness_note(found.witness_note())
     return EXIT_OK
 
 
-def _rounding_note(witness: Any, exact_in: str | None = None) -> None:
-    from .weights.export import rounding_note
-
-    note = rounding_note(witness, exact_in)
+def _witness_note(note: str | None) -> None:
     if note:
         print(f"note: {note}")
 
@@ -863,7 +882,7 @@ def _written(args: argparse.Namespace, specs: Sequence[str]) -> list[Path]:
 def _run_or_replay(args: argparse.Namespace) -> int:
     """Run the command, or replay its stored output when nothing it depends on changed
     (:mod:`symabsorb.replay`; off with --no-cache)."""
-    from . import replay
+    from .runtime import replay
 
     if args.command not in replay.COMMANDS:
         return int(args.func(args))
@@ -934,8 +953,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    from .budget import Budget, Limits, enforced, parse_limit
-    from .errors import SymabsorbError
+    from .runtime import Budget, Ledger, Limits, Run, SymabsorbError, enforced, parse_limit, running
 
     try:
         limits = Limits()
@@ -945,8 +963,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(str(err))
     budget = Budget(getattr(args, "budget", None) or Budget().seconds, limits, bool(getattr(args, "allow_outside", False)))
     try:
-        from .context import Ledger, Run, running
-
         # One run per command: its budget, its cache policy, and a ledger of the files it reads
         # (no output may replace one), of who is told about them (replay), of its timeouts.
         run = Run(budget, cache=not getattr(args, "no_cache", False), ledger=Ledger(inputs={}))

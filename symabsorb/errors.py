@@ -76,22 +76,24 @@ class ArgumentError(SymabsorbError, ValueError):
     ``BadParameter(param=...)``: a caller (the command line) names the argument from them, never by
     reading the message."""
 
-    def __init__(self, message: str, *, param: str | None = None, value: object = None) -> None:
+    def __init__(self, message: str, *, param: str | None = None, value: object = None,
+                 reason: str | None = None) -> None:
         super().__init__(message)
         self.param = param
         self.value = value
+        self.reason = reason  # what is wrong with the value, without naming the argument (None: the message)
 
     def __reduce__(self) -> tuple[Any, ...]:  # picklable with its keywords (explore's workers send errors back)
-        return (_argument_error, (str(self), self.param, self.value))
+        return (_argument_error, (str(self), self.param, self.value, self.reason))
 
 
-def _argument_error(message: str, param: str | None, value: object) -> ArgumentError:
-    return ArgumentError(message, param=param, value=value)
+def _argument_error(message: str, param: str | None, value: object, reason: str | None) -> ArgumentError:
+    return ArgumentError(message, param=param, value=value, reason=reason)
 
 
 def bad_argument(name: str, value: object, why: str) -> ArgumentError:
-    """``ArgumentError("name=value (type=T): why")`` carrying ``param=name`` and ``value``."""
-    return ArgumentError(f"{describe_argument(name, value)}: {why}", param=name, value=value)
+    """``ArgumentError("name=value (type=T): why")`` carrying ``param=name``, ``value`` and ``reason=why``."""
+    return ArgumentError(f"{describe_argument(name, value)}: {why}", param=name, value=value, reason=why)
 
 
 def describe_argument(name: str, value: object) -> str:

@@ -20,10 +20,12 @@ if TYPE_CHECKING:
     from .analysis.engine import ActivationFacts
     from .answer.types import QueryAnswer
     from .answer.types import Report as ReportData
+    from .report.formats import Kind
     from .theory.derivation import Derivation, Witness
     from .theory.library import Library
 
-__all__ = ["Catalog", "Exploration", "Report", "Result", "Scan", "Verification", "WidthWitness"]
+__all__ = ["Catalog", "Exploration", "Formatted", "Graph", "Listing", "Report", "Result", "Scan", "Verification",
+           "WidthWitness"]
 
 PathLike = str | os.PathLike[str]
 
@@ -60,16 +62,16 @@ def _warn_missing(fmt: str, plots: bool = True) -> None:
 
 
 def _check_format(fmt: object, fragment: object = False, color: object = False, width: object = 100,
-                  choices: Sequence[str] | None = None) -> str:
+                  choices: Sequence[str] | None = None, kind: Kind = "report") -> str:
     """The canonical format name, or :class:`~symabsorb.errors.ArgumentError` naming the choices."""
     from .errors import bad_argument, check_type
     from .report.formats import RENDERERS, UnknownFormat
 
-    names = tuple(choices or RENDERERS.names("report"))  # the renderers' own table
+    names = tuple(choices or RENDERERS.names(kind))  # the renderers' own table
     check_type("fmt", fmt, str, "a format name: " + ", ".join(names))
     assert isinstance(fmt, str)
     try:
-        key = RENDERERS.normalize(fmt, "report")
+        key = RENDERERS.normalize(fmt, kind)
     except UnknownFormat:
         key = None
     if key is None or key not in names:
@@ -185,6 +187,44 @@ class Result(_Renderable):
         _warn_missing(fmt, plots=False)
         return render_answer(self.answer, self.library, fmt, fragment=fragment, color=color, width=width,
                              verbose=_check_flag("verbose", verbose))
+
+    def witness_note(self, exact_in: str | None = None) -> str | None:
+        """What writing the witness as float32/float64 rounds, when it rounds anything (``exact_in``:
+        where the exact values are kept); None when nothing is rounded or there is no witness."""
+        from .weights.export import rounding_note
+
+        return rounding_note(self.witness, exact_in) if self.witness is not None else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The documented JSON document: the facts (``docs/facts-json.md``) or the derivation
+        (``docs/classify-json.md``); ``symabsorb facts --json`` and ``classify --json`` print it."""
+        if self.answer.facts is not None:
+            from .analysis.serialize import facts_to_dict
+
+            act = self.answer.activation
+            return facts_to_dict(self.answer.facts, act.name if act is not None else None)
+        from .theory.serialize import derivation_to_dict
+
+        assert self.answer.derivation is not None
+        return derivation_to_dict(self.answer.derivation)
+
+    def to_json(self) -> str:
+        """:meth:`to_dict` as JSON text (indented, non-ASCII kept, terminal controls escaped)."""
+        import json
+
+        from .report.escape import json_safe
+
+        return json_safe(json.dumps(self.to_dict(), indent=2, ensure_ascii=False))
+
+    def facts_table(self, steps: bool = False) -> str:
+        """The facts as ``symabsorb facts`` prints them (``steps``: every derivation step)."""
+        from .errors import ArgumentError
+        from .report.terminal import facts_table
+
+        f, act = self.answer.facts, self.answer.activation
+        if f is None or act is None:
+            raise ArgumentError(f"`{self.query}` is a verdict, not facts: render it instead")
+        return facts_table(f, act.name, _check_flag("steps", steps))
 
     def _repr_latex_(self) -> str:
         """The verdict (or the activation) as one line of math, for LaTeX/PDF export of a notebook."""
@@ -320,6 +360,12 @@ class WidthWitness:
         write_witness(target, self.witness)
         return target
 
+    def witness_note(self) -> str | None:
+        """What writing the witness rounds, when it rounds anything (see :meth:`Result.witness_note`)."""
+        from .weights.export import rounding_note
+
+        return rounding_note(self.witness) if self.witness is not None else None
+
     def __repr__(self) -> str:
         shown = f"a residual-free block of {self.reason}" if self.ok else f"no witness: {self.reason}"
         return f"<WidthWitness {self.name!r} at width {self.width}: {shown}>"
@@ -439,6 +485,13 @@ class Scan(_Renderable):
         embedded spec there); default: the scanned directory."""
         import json
 
+        from .report.formats import RENDERERS
+
+        if isinstance(fmt, str) and fmt.lower() in RENDERERS.spellings("scan"):  # the table as a file: md, tex, csv
+            from .report.scantable import render_scan_table
+
+            key = _check_format(fmt, fragment, color, width, choices=RENDERERS.names("scan"), kind="scan")
+            return render_scan_table(self.layers, self.skipped, key)
         fmt = _check_format(fmt, fragment, color, width, choices=("json", "terminal", "text"))
         if fmt == "json":
             from .explore.scan import verify_view
@@ -452,7 +505,102 @@ class Scan(_Renderable):
             return json_safe(json.dumps(data, indent=1, ensure_ascii=False, sort_keys=True)) + "\n"
         from .report.terminal import scan_table
 
-        return scan_table(self.layers, self.skipped)
+        return scan_table(self.layers, self.skipped, width)
 
     def __repr__(self) -> str:
         return f"<Scan: {len(self.layers)} layers, {len(self.skipped)} files skipped>"
+
+
+@dataclass(frozen=True, repr=False)
+class Listing(_Renderable):
+    """A spec parsed and resolved (``symabsorb check``): ``render("text")`` lists what it declares
+    and asks, under ``path`` (the name the spec was given as)."""
+
+    path: str
+    spec: Any  # the resolved spec (symabsorb.model.block.ResolvedSpec)
+
+    def render(self, fmt: str = "text", *, fragment: bool = False, color: bool = False, width: int = 100) -> str:
+        from .report.terminal import spec_listing
+
+        _check_format(fmt, fragment, color, width, choices=("terminal", "text"))
+        return spec_listing(self.path, self.spec)
+
+    def __repr__(self) -> str:
+        return f"<Listing {self.path!r}: {len(self.spec.queries)} queries>"
+
+
+@dataclass(frozen=True, repr=False)
+class Formatted(_Renderable):
+    """A spec file in canonical form (``symabsorb fmt``): ``original`` and ``text`` (the canonical form),
+    ``changed``, ``diff()``; ``render()`` is the canonical text, or with ``check`` the line saying the
+    file would be reformatted (empty when it is canonical); ``write()`` rewrites the file."""
+
+    path: str
+    original: str
+    text: str
+    check: bool = False
+
+    @property
+    def changed(self) -> bool:
+        return self.text != self.original
+
+    def diff(self) -> str:
+        """A unified diff of the file against its canonical form (empty when they are equal)."""
+        import difflib
+
+        return "".join(difflib.unified_diff(self.original.splitlines(keepends=True), self.text.splitlines(keepends=True),
+                                            f"{self.path} (original)", f"{self.path} (formatted)"))
+
+    def render(self, fmt: str = "text", *, fragment: bool = False, color: bool = False, width: int = 100) -> str:
+        _check_format(fmt, fragment, color, width, choices=("terminal", "text"))
+        if self.check:
+            return f"{self.path} would be reformatted\n" if self.changed else ""
+        return self.text
+
+    def write(self) -> bool:
+        """Rewrite the file in canonical form (atomically; through a symbolic link, the file it names).
+        Returns whether it changed; a file already canonical is not touched."""
+        from .errors import ArgumentError
+        from .paths import write_output
+
+        if self.path in ("<string>", "<stdin>", "-"):
+            raise ArgumentError(f"`{self.path}` is not a file: nothing to rewrite", param="source", value=self.path)
+        if self.changed:
+            write_output(Path(self.path).resolve(), self.text, rewrites_input=True)
+        return self.changed
+
+    def __repr__(self) -> str:
+        return f"<Formatted {self.path!r}: {'changed' if self.changed else 'canonical'}>"
+
+
+@dataclass(frozen=True, repr=False)
+class Graph(_Renderable):
+    """The library's lemma graph (``symabsorb graph``): ``render(fmt)`` in any graph format (dot, mermaid,
+    json, html, blueprint); ``states`` colours each result by what proving a spec did with it."""
+
+    library: Library
+    states: dict[str, Any] | None = None
+
+    @property
+    def results(self) -> int:
+        """How many results the graph has."""
+        return len(self.library.results)
+
+    def render(self, fmt: str = "dot", *, fragment: bool = False, color: bool = False, width: int = 100) -> str:
+        from .report.formats import RENDERERS
+        from .report.graph import render_graph
+
+        key = _check_format(fmt, fragment, color, width, choices=RENDERERS.names("graph"), kind="graph")
+        return render_graph(self.library, key, self.states)
+
+    def _repr_markdown_(self) -> str:
+        return "```mermaid\n" + self.render("mermaid") + "```\n"
+
+    def _repr_html_(self) -> str:
+        return self.render("html")
+
+    def __str__(self) -> str:
+        return self.render("dot")
+
+    def __repr__(self) -> str:
+        return f"<Graph: {self.results} results>"

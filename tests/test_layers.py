@@ -1,5 +1,5 @@
 """Imports run one way: dsl -> model -> analysis -> theory -> weights -> answer -> explore -> report -> keyword ->
-results -> api -> cli;
+results -> runtime -> api -> cli;
 report/ only renders (it imports neither the prover nor the concrete-weight decisions)."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from pathlib import Path
 import symabsorb
 
 # api: the facade beside cli; keyword (the -k parser) and results (the result objects, which render
-# through report/) are the facade's own modules
-LAYERS = ["dsl", "model", "analysis", "theory", "weights", "answer", "explore", "report", "keyword", "results", "api",
-          "cli"]
+# through report/) are the facade's own modules; runtime: what the command line needs from below the API
+LAYERS = ["dsl", "model", "analysis", "theory", "weights", "answer", "explore", "report", "keyword", "results",
+          "runtime", "api", "cli"]
 PACKAGE = Path(symabsorb.__file__).parent
 
 
@@ -106,3 +106,23 @@ def test_no_default_library_below_the_api() -> None:
     bad = [f"{path.relative_to(PACKAGE)}:{line}" for path in sorted(PACKAGE.rglob("*.py"))
            if str(path.relative_to(PACKAGE)) not in allowed for line in _calls(path, "default_library")]
     assert bad == []
+
+
+#: What the command line may import from symabsorb (issue 27): it is a client of the API. Each entry says why.
+_CLI_ALLOWED = {
+    "symabsorb": "the package itself, for __version__ only",
+    "symabsorb.api": "the facade: every question, every result object, the format names",
+    "symabsorb.runtime": "what legitimately stays below the API, in one public module: error types, the run's "
+                         "budget and --limit parsing, atomic writes, replay, terminal-safe text",
+}
+
+
+def test_the_cli_imports_only_the_api_and_its_allow_list() -> None:
+    path = PACKAGE / "cli.py"
+    bad = [f"cli.py:{line} imports {target}" for line, target in _imports(path)
+           if target.startswith("symabsorb") and target not in _CLI_ALLOWED]
+    assert bad == []
+    # `from . import NAME` is an import of symabsorb.NAME: only __version__ (a name, not a module) and api
+    names = {alias.name for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+             if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module is None for alias in node.names}
+    assert names <= {"__version__", "api"}, names
