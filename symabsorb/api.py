@@ -618,11 +618,12 @@ def check(spec: Spec | PathLike, *, name: str | None = None) -> Listing:
     return Listing(name if name is not None else s.path, s.resolved)
 
 
-def fmt(source: PathLike, *, check: bool = False) -> Formatted:
+def fmt(source: PathLike, *, check: bool = False, name: str | None = None) -> Formatted:
     """A spec in canonical form (``symabsorb fmt``): ``source`` a path (always one when it is a
     :class:`~pathlib.Path`) or spec text. The :class:`Formatted` holds the original and the canonical
     text (``changed``, ``diff()``, ``write()`` rewrites the file); ``check=True``: ``render()`` says
-    whether the file would be reformatted instead of printing it (``fmt --check``)."""
+    whether the file would be reformatted instead of printing it (``fmt --check``). ``name``: the name
+    messages, the diff and ``write()`` use (default: the path as given, or ``<string>``)."""
     from .dsl.formatter import format_module
     from .dsl.loader import read_source
     from .dsl.parser import parse_text
@@ -630,10 +631,12 @@ def fmt(source: PathLike, *, check: bool = False) -> Formatted:
 
     check_type("source", source, (str, os.PathLike), "a path to a .absorb file or spec text (str)")
     _check_flag("check", check)
+    if name is not None:
+        check_type("name", name, str, "the name shown in messages (str) or None")
     if isinstance(source, os.PathLike) or _looks_like_path(str(source)):
-        label, text = str(source), read_source(Path(source))
+        label, text = name or str(source), read_source(Path(source))
     else:
-        label, text = "<string>", str(source)
+        label, text = name or "<string>", str(source)
     return Formatted(label, text, format_module(parse_text(text, label)), check)
 
 

@@ -216,7 +216,7 @@ def cmd_fmt(args: argparse.Namespace) -> int:
     worst = EXIT_OK
     for path in files:
         try:
-            formatted = api.fmt(Path(path), check=args.check)
+            formatted = api.fmt(Path(path), check=args.check, name=path)  # named as given (./x.absorb)
         except SymabsorbError as err:
             _print_error(err)
             worst = EXIT_ERROR
@@ -306,7 +306,7 @@ def cmd_graph(args: argparse.Namespace) -> int:
     out = graph.render(fmt)
     if args.output:
         _write_atomic(Path(args.output), out, protect=[Path(args.spec)] if args.spec and args.spec != "-" else [])
-        print(f"wrote {args.output} ({api.format_name(fmt, 'graph')}, {graph.results} results)")
+        print(f"wrote {args.output} ({fmt}, {graph.results} results)")
     else:
         sys.stdout.write(out)
     return 0

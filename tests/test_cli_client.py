@@ -185,3 +185,11 @@ def test_the_width_hint_when_the_spec_asks_it() -> None:
     assert "add it to the spec" not in hint
     for verdict in ("open", "conditional", "impossible", None):
         assert cli.width_hint("s.absorb", "b", verdict, asks_width=False) is None
+
+
+def test_fmt_names_the_file_as_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("s.absorb").write_text("block   b {activation: relu dim: 2 width: 3}\nabsorb    b\n")
+    code, out, err, _ = run_cli("fmt", "--check", "--diff", "./s.absorb")
+    assert code == 1 and err == "./s.absorb would be reformatted\n" and out.startswith("--- ./s.absorb (original)")
+    assert symabsorb.fmt(Path("s.absorb"), check=True, name="shown").render() == "shown would be reformatted\n"
