@@ -198,3 +198,20 @@ def test_verify_post_rms_theorem_d(tmp_path: Any) -> None:
     bad["queries"][0]["derivation"]["witness"] = {"index_set": [], "W_up": [["3", "3"], ["-3", "-3"]],
                                                   "W_down": [["1", "0"], ["0", "1"]], "W_gate": None}
     assert _verify(report, bad) == 1
+
+
+def test_theorem_d_extra_unit_is_delta_not_the_layernorm_epsilon() -> None:
+    """Issue 28 leftover: Theorem D's extra unit for a nonzero constant and LayerNorm's ε met in one
+    post-LN derivation under one letter; Theorem D's is δ in its statement, its proof and the
+    procedure's steps, in every format, while LayerNorm keeps ε."""
+    import re
+
+    rep = symabsorb.prove(symabsorb.load(WLN))
+    for fmt in ("md", "html", "tex", "json"):
+        out = re.sub(r"\s+", "", re.sub(r"<[^>]+>", "", rep.render(fmt)))  # HTML's MathML: its text
+        out = out.replace("\\\\", "\\") if fmt == "json" else out  # JSON's escaped backslash
+        assert re.search(r"k\+(\\delta|δ)", out), fmt  # Theorem D's count k + δ
+        assert re.search(r"(\\delta|δ)=0", out), fmt  # the procedure's step: no zero-row constant
+        assert not re.search(r"k\+(\\varepsilon|ε)|(\\varepsilon|ε)=[01](?![0-9.])|k[-−](\\varepsilon|ε)", out), fmt
+        assert re.search(r"\\varepsilon|ε", out), fmt  # LayerNorm's ε is still there
+    assert "- k - delta" in default_library().results["thm-D"].conclusion.condition_plain

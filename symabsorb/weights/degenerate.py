@@ -81,7 +81,7 @@ class Atoms:
     dropped: tuple[int, ...]  # a_i = 0
     zero_rows: tuple[int, ...]  # w_i = 0 and a_i != 0
     constant: Vec  # Σ a_i over the zero rows (the constant of R is σ(0) times it)
-    eps: int | None  # 1: a nonzero constant; None: σ(0) undecided while the sum is nonzero
+    eps: int | None  # Theorem D's δ: 1 for a nonzero constant; None: σ(0) undecided while the sum is nonzero
     essential: tuple[Atom, ...]
     inessential: tuple[Atom, ...]
     t: Mat  # T = M + c W_down W_up
@@ -280,7 +280,7 @@ def _enumerate_signs(a: Atoms, js: tuple[int, ...], free: list[int], r_max: int)
 
 def decide_width(a: Atoms, width: int, cap: int = WORK_CAP) -> DegenerateSearch:
     """Is ``R`` a residual-free block of width ``width``? Theorem D's procedure: the counting bounds first,
-    then every independent ``J`` with ``|J| ≤ min(width − k − ε, d)``: a free rank bound, an exact 0/1 system
+    then every independent ``J`` with ``|J| ≤ min(width − k − δ, d)``: a free rank bound, an exact 0/1 system
     when no rank is left, sign enumeration otherwise."""
     if a.eps is None:
         return DegenerateSearch(None, width, reason="the sign of σ(0) is undecided while the zero-row units' "
@@ -288,7 +288,7 @@ def decide_width(a: Atoms, width: int, cap: int = WORK_CAP) -> DegenerateSearch:
     base = a.k + a.eps
     d = a.d
     if width < base:
-        return DegenerateSearch(False, width, certificate=[{"J": None, "reason": f"k + ε = {base} > {width}"}])
+        return DegenerateSearch(False, width, certificate=[{"J": None, "reason": f"k + δ = {base} > {width}"}])
     rho = a.rho
     if width >= base + 2 * d - rho:
         basis: list[int] = []
@@ -370,8 +370,8 @@ class MinimalWidth:
 
 
 def minimal_width(a: Atoms, cap: int = WORK_CAP) -> MinimalWidth:
-    """``w* = k + ε + min_{J,s} [|J| + 2 rank(D^J_s Π_J)]``: the least width at which :func:`decide_width`
-    finds a choice; bounds ``k + ε ≤ w* ≤ k + ε + 2d − ρ`` where the work cap stops it."""
+    """``w* = k + δ + min_{J,s} [|J| + 2 rank(D^J_s Π_J)]``: the least width at which :func:`decide_width`
+    finds a choice; bounds ``k + δ ≤ w* ≤ k + δ + 2d − ρ`` where the work cap stops it."""
     assert a.eps is not None
     base = a.k + a.eps
     upper = base + 2 * a.d - a.rho
@@ -604,9 +604,9 @@ def degenerate_inline(block: Any, d: Any, chosen: Any, library: Any) -> Any:
     a = atoms_of(w_up, w_down, skip, Fraction(int(c.p), int(c.q)), kind, sign0)
     width = len(w_up)
     steps = [*d.steps]
-    eps_text = ("$\\varepsilon = 0$ (no zero-row unit with a nonzero column sum)" if not any(a.constant) else
+    eps_text = ("$\\delta = 0$ (no zero-row unit with a nonzero column sum)" if not any(a.constant) else
                 f"$\\sigma(0) = {sp.latex(value0)}$, decided " + ("zero" if sign0 == 0 else "nonzero") +
-                f" exactly: $\\varepsilon = {a.eps}$" if a.eps is not None else "$\\sigma(0)$ undecided")
+                f" exactly: $\\delta = {a.eps}$" if a.eps is not None else "$\\sigma(0)$ undecided")
     steps.append(DerivationStep(f"Theorem D's normal form of these weights (exact): {describe_atoms(a)}; "
                                 f"$k = {a.k}$, {eps_text}, $\\rho = {a.rho}$, $d = {a.d}$, $m = {width}$.", (rid,)))
     if a.eps is None:
@@ -623,7 +623,7 @@ def degenerate_inline(block: Any, d: Any, chosen: Any, library: Any) -> Any:
         ch = res.choice
         steps.append(DerivationStep(
             f"By [{rid}] with $J = {_set(ch.doubled)}$, signs $s = ({', '.join(str(s) for s in ch.signs)})$ "
-            f"($0$ for $J$): $k + \\varepsilon + |J| + 2\\operatorname{{rank}}(D^J_s\\Pi_J) = {base} + {len(ch.doubled)}"
+            f"($0$ for $J$): $k + \\delta + |J| + 2\\operatorname{{rank}}(D^J_s\\Pi_J) = {base} + {len(ch.doubled)}"
             f" + 2 \\cdot {ch.rank} = {ch.width(a)} \\le m = {width}$. Witness: one unit per essential atom (row "
             "$s_\\alpha v_\\alpha$, column $C_\\alpha$), two for $\\alpha \\in J$, a zero-row unit for the constant, a "
             f"pair per rank of $D^J_s\\Pi_J$; verified ({verified}). Therefore these weights are absorbable.",
@@ -631,12 +631,12 @@ def degenerate_inline(block: Any, d: Any, chosen: Any, library: Any) -> Any:
         return replace(d, verdict=Verdict.ABSORBABLE, scope=Scope.THESE, steps=tuple(steps), witness=witness)
     if res.found is False:
         steps.append(DerivationStep(
-            f"By [{rid}], every independent $J$ with $|J| \\le \\min(m - k - \\varepsilon, d)$ fails (exact ranks over "
+            f"By [{rid}], every independent $J$ with $|J| \\le \\min(m - k - \\delta, d)$ fails (exact ranks over "
             f"$\\mathbb{{Q}}$): {certificate_text(res.certificate)}. Therefore these weights are not absorbable.",
             (rid,), kind="conclusion"))
         return replace(d, verdict=Verdict.NOT_ABSORBABLE, scope=Scope.THESE, steps=tuple(steps))
     upper = base + 2 * a.d - a.rho
-    why = (f"{res.reason}; proved bounds: ${base} = k + \\varepsilon \\le w^* \\le k + \\varepsilon + 2d - \\rho = "
+    why = (f"{res.reason}; proved bounds: ${base} = k + \\delta \\le w^* \\le k + \\delta + 2d - \\rho = "
            f"{upper}$")
     return stays_open(why, steps[len(d.steps):])
 
@@ -676,10 +676,10 @@ def degenerate_width(block: Any, rid: str) -> tuple[int, int, list[Any], Any] | 
     base = a.k + a.eps
     ch = mw.choice
     steps = [DerivationStep(f"Theorem D's normal form of these weights (exact): {describe_atoms(a)}; $k = {a.k}$, "
-                            f"$\\varepsilon = {a.eps}$, $\\rho = {a.rho}$.", (rid,))]
+                            f"$\\delta = {a.eps}$, $\\rho = {a.rho}$.", (rid,))]
     if mw.lower == mw.upper:
         steps.append(DerivationStep(
-            f"By [{rid}], $w^* = k + \\varepsilon + \\min_{{J,s}}[\\,|J| + 2\\operatorname{{rank}}(D^J_s\\Pi_J)]$: every "
+            f"By [{rid}], $w^* = k + \\delta + \\min_{{J,s}}[\\,|J| + 2\\operatorname{{rank}}(D^J_s\\Pi_J)]$: every "
             f"width from ${base}$ up was decided exactly (every independent $J$, exact ranks over $\\mathbb{{Q}}$); the "
             f"least is attained at $J = {_set(ch.doubled)}$, $s = ({', '.join(map(str, ch.signs))})$: "
             f"$w^* = {base} + {len(ch.doubled)} + 2 \\cdot {ch.rank} = {mw.upper}$. Witness of width {mw.upper}: "
@@ -687,7 +687,7 @@ def degenerate_width(block: Any, rid: str) -> tuple[int, int, list[Any], Any] | 
     else:
         steps.append(DerivationStep(
             f"By [{rid}]: widths below ${mw.lower}$ are ruled out exactly; {mw.reason}; so ${mw.lower} \\le w^* \\le "
-            f"{mw.upper} = k + \\varepsilon + 2d - \\rho$ (witness of width {mw.upper} verified: {verified}).", (rid,)))
+            f"{mw.upper} = k + \\delta + 2d - \\rho$ (witness of width {mw.upper} verified: {verified}).", (rid,)))
     return mw.lower, mw.upper, steps, witness
 
 
@@ -844,7 +844,7 @@ def degenerate_file(state: Any, fb: Any, library: Any) -> Any:
     steps.append(DerivationStep(
         f"The weights are degenerate ({state.exact_nd['reason']}), so [{rid}] decides them (hypotheses: ungated, "
         f"continuous, the line-module property with $c = {c}$, proved for σ). Its normal form on the weights' exact "
-        f"values: {describe_atoms(a)}; $k = {a.k}$, $\\varepsilon = {a.eps}$, $\\rho = {a.rho}$.", (rid,)))
+        f"values: {describe_atoms(a)}; $k = {a.k}$, $\\delta = {a.eps}$, $\\rho = {a.rho}$.", (rid,)))
     cert_base = Certificate(CERT_KIND, Target(dim, ()), method="Theorem D: exact search on the weights' rational "
                             "values", weights=_weights_info(block, w, extras), nondegenerate=state.exact_nd)
     if a.eps is None:
@@ -889,7 +889,7 @@ def degenerate_file(state: Any, fb: Any, library: Any) -> Any:
                      **_condition_of(library, rid))
         return FileDecision(d2, w, state.nondeg, None, cert)
     base = a.k + a.eps
-    why = (f"{res.reason}; proved bounds: ${base} = k + \\varepsilon \\le w^* \\le k + \\varepsilon + 2d - \\rho = "
+    why = (f"{res.reason}; proved bounds: ${base} = k + \\delta \\le w^* \\le k + \\delta + 2d - \\rho = "
            f"{base + 2 * a.d - a.rho}$")
     steps.append(DerivationStep(f"So the question stays open for these weights: {why}.", (rid,), kind="conclusion"))
     d2 = replace(derivation, verdict=Verdict.OPEN, scope="these weights", steps=tuple(steps), cited=cited,
