@@ -392,7 +392,30 @@ def _prove_one(args: argparse.Namespace, path: str, fmt: str, library: Any, targ
         print(f"wrote {target} ({fmt}, {len(report.data.answers)} queries)")
     else:
         sys.stdout.write(rendered)
+        if fmt == "terminal" and sys.stdout.isatty():  # in a terminal only: a piped report stays data
+            _prove_width_hint(path, spec, selected, report)
     return EXIT_NEGATIVE if args.strict and report.open else EXIT_OK
+
+
+def _prove_width_hint(path: str, spec: Any, selected: Any, report: Any) -> None:
+    """After ``prove`` in a terminal: the minimal-width hint (:func:`width_hint`) for the first block whose
+    ``absorb`` answer is absorbable or not-absorbable and whose ``width`` is not asked, naming the others."""
+    asked = {q.target.name for q in spec.resolved.queries if q.kind == "width"}
+    names = [q.target.name for q, r in zip(selected.resolved.queries, report.results, strict=True)
+             if q.kind == "absorb" and q.target.name in spec.blocks and q.target.name not in asked
+             and r.verdict in ("absorbable", "not-absorbable")]
+    names = list(dict.fromkeys(names))
+    if len(names) == 1:
+        verdict = next(r.verdict for q, r in zip(selected.resolved.queries, report.results, strict=True)
+                       if q.kind == "absorb" and q.target.name == names[0])
+        print(f"\n{width_hint(path, names[0], verdict, asks_width=False)}")
+    elif names:
+        import shlex
+
+        shown = "SPEC" if path == "-" else shlex.quote(path)
+        print(f"\nhint: a residual-free block of another width may equal {', '.join(f'`{n}`' for n in names)}: the "
+              f"query `width NAME` gives the minimal width (add it to the spec, then symabsorb prove {shown} -k "
+              f"'width and NAME'); symabsorb absorb {shown} --block NAME --width W writes one of width W")
 
 
 def _progress_bar(total: int) -> Callable[[int, int, str], None] | None:
@@ -445,7 +468,8 @@ def _run_options(budget_help: str | None = None) -> argparse.ArgumentParser:
     group = parser.add_argument_group("run options")
     group.add_argument("--budget", type=_budget_seconds, default=DEFAULT_COMMAND_SECONDS, metavar="SECONDS",
                        help=budget_help or "CPU seconds for the whole command (parse, facts, proofs, searches, "
-                       "rendering); a fact gets a twentieth of it, at least 5 s; a fact out of time is 'unknown "
+                       "rendering; the Python API's budget= is seconds per fact instead); a fact gets a twentieth of "
+                       "it, at least 5 s; a fact out of time is 'unknown "
                        f"(timeout)'. Must be > 0; there is no unlimited (default: {DEFAULT_COMMAND_SECONDS:g})")
     defaults = Limits()
     group.add_argument("--limit", action="append", default=[], metavar="NAME=N",
