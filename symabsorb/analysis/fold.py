@@ -169,7 +169,6 @@ def fold_constants(expr: sp.Basic) -> sp.Basic:
     if hit is not None:
         return hit
     folder = _Folder()
-    complete = True
     out = expr
     try:
         with deadline(FOLD_SECONDS):
@@ -177,15 +176,14 @@ def fold_constants(expr: sp.Basic) -> sp.Basic:
     except BudgetExhausted:
         raise
     except (_OutOfDecisions, Timeout):
-        complete = False
-        # each replacement is proved: apply the ones decided before the bound was reached
+        # each replacement is proved: apply the ones decided before the bound was reached (kept for the
+        # process, so that the next query on this σ does not spend the bound again)
         done = {c: q for c, q in folder.seen.items() if q is not None}
         out = expr.xreplace(done) if done else expr
-    if complete:
-        if len(_CACHE) >= _CACHE_SIZE:
-            _CACHE.clear()
-        _CACHE[expr] = out
-        _CACHE[out] = out
+    if len(_CACHE) >= _CACHE_SIZE:
+        _CACHE.clear()
+    _CACHE[expr] = out
+    _CACHE[out] = out
     return out
 
 
