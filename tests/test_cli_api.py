@@ -49,7 +49,8 @@ def test_shared_options_are_declared_once() -> None:
 def test_the_format_names_are_the_renderers() -> None:
     from symabsorb.report.formats import RENDERERS
 
-    choices = cli.FormatNames()  # --format reads the renderers' one table: no copy to keep in step
+    choices = cli.FormatNames()  # a value is checked against the renderers' table; --help lists FORMAT_NAMES,
+    # a constant (no renderer import) equal to the table (tests/test_cli_client.py)
     assert list(choices) == list(RENDERERS.names("report")) == ["md", "html", "tex", "json", "terminal", "text"]
     assert all(name in choices for name in RENDERERS.spellings("report")) and "csv" not in choices
 
@@ -59,6 +60,15 @@ def test_the_format_names_are_the_renderers() -> None:
     ("verify", ["verify", "report.json"], "verify"),
     ("scan", ["scan", ".", "--in-process"], "scan"),
     ("explore", ["explore", str(EXAMPLES / "explore.absorb"), "--in-process"], "explore"),
+    ("check", ["check", str(EXAMPLES / "weights.absorb")], "check"),
+    ("fmt", ["fmt", str(EXAMPLES / "weights.absorb")], "fmt"),
+    ("graph", ["graph"], "graph"),
+    ("graph", ["graph", "--spec", str(EXAMPLES / "weights.absorb")], "graph"),
+    ("prove", ["prove", str(EXAMPLES / "weights.absorb")], "prove"),
+    ("absorb", ["absorb", str(EXAMPLES / "weights.absorb"), "--block", "planted"], "absorb"),
+    ("absorb", ["absorb", str(EXAMPLES / "weights.absorb"), "--block", "planted", "--width", "4"], "absorb_width"),
+    ("classify", ["classify", "relu"], "classify"),
+    ("facts", ["facts", "relu"], "facts"),
 ])
 def test_each_command_calls_the_api(command: str, argv: list[str], function: str, monkeypatch: pytest.MonkeyPatch,
                                     tmp_path: Path) -> None:
