@@ -134,6 +134,7 @@ def test_large_witness_matrices_are_not_repeated_in_json() -> None:
     assert out["W_up"] is None and out["index_set"] == [0, 1] and "absorb" in out["omitted"]
 
 
+@pytest.mark.slow  # builds the LALR tables afresh (the fast tier's budget: make test-fast <= 60 s)
 def test_parser_tables_are_cached_and_a_damaged_file_is_rebuilt(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     from symabsorb.dsl import lalr_tables, parser

@@ -67,6 +67,7 @@ def check_total(text: str) -> None:
 
 @SETTINGS
 @given(st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=80))
+@pytest.mark.slow  # a property test, seconds of CPU (the fast tier's budget: make test-fast <= 60 s)
 def test_random_text_parses_or_fails_cleanly(text: str) -> None:
     check_total(text)
 

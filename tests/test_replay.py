@@ -229,6 +229,7 @@ def _weights_spec(work: Path) -> None:
                                    'block b { activation: relu weights: "w2.npz" }\nabsorb a\n')
 
 
+@pytest.mark.slow  # cold CLI processes (the fast tier's budget: make test-fast <= 60 s)
 def test_a_weights_file_only_checked_for_existence_is_tracked(tmp_path: Path) -> None:
     cache, work = tmp_path / "cache", tmp_path / "work"
     work.mkdir()
@@ -255,6 +256,7 @@ def test_a_repointed_link_is_confined_again(tmp_path: Path) -> None:
     assert again.returncode == 2 and "outside the spec's directory" in again.stderr
 
 
+@pytest.mark.slow  # cold CLI processes (the fast tier's budget: make test-fast <= 60 s)
 def test_an_input_that_became_a_fifo_does_not_hang_the_lookup(tmp_path: Path) -> None:
     cache, work = tmp_path / "cache", tmp_path / "proj"
     work.mkdir()

@@ -275,6 +275,7 @@ def test_file_weights_get_the_inline_answer(tmp_path: Path) -> None:
     assert f.decided_by == i.decided_by == "thm-W"  # type: ignore[union-attr]
 
 
+@pytest.mark.slow  # a large weights file decided exactly, seconds of CPU (the fast tier's budget: make test-fast <= 60 s)
 def test_large_file_block_bounds_and_witness(tmp_path: Path) -> None:
     rng = np.random.default_rng(1)
     m, d = 14, 4
