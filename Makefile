@@ -35,7 +35,8 @@ test: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/pytest -q -n 2 --dist worksteal --durations=15
 
-## The inner loop: every test not marked slow (the slow tier still runs in `make test` and .ci/run).
+## The inner loop (target: a minute on two quiet cores): every test not marked slow; the slow tier (browsers, pdfLaTeX,
+## cold CLI processes, exhaustive sweeps) still runs in `make test` and .ci/run.
 test-fast: $(STAMP)
 	$(BIN)/pytest -q -n 2 --dist worksteal -m "not slow" --durations=10
 
