@@ -36,3 +36,30 @@ def test_verdict_colours_are_distinct_and_readable() -> None:
     assert hue["impossible"] != hue["conditional"]  # not two reds
     for color in COLORS.values():  # white text: contrast at least 4.5 (WCAG AA)
         assert (1.05) / (_luminance(color) + 0.05) >= 4.5, color
+
+
+def test_atlas_says_expressions_and_values_in_spec_syntax(tmp_path: Path) -> None:
+    """Issue 28 row 12 (leftover): the atlas's expressions and its fact texts are written as a spec
+    writes them (`max(0, z)`, `abs(z)`, `z^2`, the number `e`), never SymPy's `Max(0, z)`, `Abs(z)`,
+    `z**2`, `E`; one printer (the model layer's) for explore and the reports."""
+    import json
+    import re
+
+    from symabsorb.model.spectext import spec_expr
+    from symabsorb.report.plainmath import plain_expr
+
+    assert plain_expr is spec_expr
+    spec = tmp_path / "s.absorb"
+    spec.write_text("space s = { primitives: [relu, exp, abs], constants: [1/2, 2], size: 3 }\n", encoding="utf-8")
+    exploration = symabsorb.api.explore(spec, results=tmp_path / "r", evidence=False, stacks=False,
+                                        executor=symabsorb.api.executor(in_process=True))
+    records = [json.loads(line) for line in (tmp_path / "r" / "cases.jsonl").read_text(encoding="utf-8").splitlines()
+               if '"expr"' in line]
+    exprs = {r["expr"] for r in records if "expr" in r}
+    assert {"max(0, z)", "abs(z)", "exp(max(0, z))"} <= exprs, exprs
+    sympy_spelling = re.compile(r"\bMax\(|\bAbs\(|[\w)]\*\*[\w(]|= E\b")  # Markdown bold is not a power
+    for fmt in ("md", "html", "json"):
+        out = exploration.render(fmt)
+        assert not sympy_spelling.search(out), (fmt, sympy_spelling.search(out))
+        assert "g(0) = e ≠ 0" in out, fmt  # the gate exp(relu(z)) at 0: the number e as the spec writes it
+    assert any(c.expr == "exp(max(0, z))" for s in exploration.atlas.spaces for c in s.open_cases)

@@ -16,6 +16,7 @@ import sympy as sp
 from ..answer import Session
 from ..model.activation import Activation, GatedActivation, Parameter
 from ..model.block import M_WIDTH, Block, D, Skip
+from ..model.spectext import spec_expr
 from .budget import run_with_cpu_budget
 from .wire import from_wire
 
@@ -126,7 +127,7 @@ def _where(err: BaseException) -> str:
 def classify_task(task: ClassifyTask) -> dict[str, Any]:
     """Run one case under its CPU budget; a case out of budget is recorded as open, reason ``budget``."""
     head: dict[str, Any] = {"id": task.id, "kind": task.kind, "space": task.space, "label": task.label,
-                            "expr": sp.sstr(from_wire(task.expr)), "gated": task.gated}
+                            "expr": spec_expr(from_wire(task.expr)), "gated": task.gated}  # as a spec writes it
     if task.params:
         head["params"] = dict(task.params)
     if task.term is not None:

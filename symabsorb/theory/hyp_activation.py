@@ -23,6 +23,7 @@ from ..analysis.identity import (
 from ..model.activation import GatedActivation
 from ..model.block import Block
 from ..model.functions import Z
+from ..model.spectext import spec_expr
 from .checks import REFERENCES, Param, Subject, from_evidence, registrar, simple
 from .derivation import HypothesisCheck, HypStatus
 
@@ -153,7 +154,7 @@ def _unit_homogeneous(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
                            holds=ok)
     if ok is False:
         return HypothesisCheck(check.name, HypStatus.REFUTED, check.statement, check.evidence, check.bindings,
-                               reason=f"the degree is k = {sp.sstr(k)}, outside "
+                               reason=f"the degree is k = {spec_expr(k)}, outside "
                                       f"{_degree_text(p).replace(chr(92) + 'ne', '≠')}")
     if ok is None:
         return HypothesisCheck(check.name, HypStatus.UNKNOWN, check.statement, check.evidence, check.bindings,
@@ -174,7 +175,7 @@ def _gate_zero(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     if exact_zero(v) is True:
         return from_evidence("gate_value_at_0_zero", statement, "g(0)", ev, {"g0": v})
     if exact_zero(v) is False:
-        return simple("gate_value_at_0_zero", HypStatus.REFUTED, statement, f"g(0) = {sp.sstr(v)} ≠ 0",
+        return simple("gate_value_at_0_zero", HypStatus.REFUTED, statement, f"g(0) = {spec_expr(v)} ≠ 0",
                        evidence=(("g(0)", ev),))
     return simple("gate_value_at_0_zero", HypStatus.UNKNOWN, statement, "g(0) undecided")
 
@@ -190,8 +191,8 @@ def _differentiable(name: str, s: Subject, what: str) -> HypothesisCheck:
                       f"${sp.latex(f.at_zero.right_derivative)}$)")
     refuted_reason = f"{'g' if what == 'g' else 'σ'} is not differentiable at 0"
     if f.at_zero.left_derivative is not None and f.at_zero.right_derivative is not None:
-        refuted_reason += (f" (left derivative {sp.sstr(f.at_zero.left_derivative)}, right derivative "
-                           f"{sp.sstr(f.at_zero.right_derivative)})")
+        refuted_reason += (f" (left derivative {spec_expr(f.at_zero.left_derivative)}, right derivative "
+                           f"{spec_expr(f.at_zero.right_derivative)})")
     return from_evidence(name, statement, "differentiability at 0", ev, {"d0": f.at_zero.derivative},
                           refuted_reason=refuted_reason)
 
@@ -220,8 +221,8 @@ def _deriv_zero(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
         return from_evidence("derivative_at_0_zero", "$\\sigma'(0) = 0$", "derivative at 0", ev)
     if exact_zero(d) is not False:
         return simple("derivative_at_0_zero", HypStatus.UNKNOWN, "$\\sigma'(0) = 0$",
-                       f"σ'(0) = {sp.sstr(d)} is not decided to be zero or nonzero", evidence=(("derivative at 0", ev),))
-    return simple("derivative_at_0_zero", HypStatus.REFUTED, "$\\sigma'(0) = 0$", f"σ'(0) = {sp.sstr(d)} ≠ 0",
+                       f"σ'(0) = {spec_expr(d)} is not decided to be zero or nonzero", evidence=(("derivative at 0", ev),))
+    return simple("derivative_at_0_zero", HypStatus.REFUTED, "$\\sigma'(0) = 0$", f"σ'(0) = {spec_expr(d)} ≠ 0",
                    evidence=(("derivative at 0", ev),))
 
 
@@ -282,7 +283,7 @@ def _nonzero_or_unknown(check: HypothesisCheck, value: Any, what: str, params: t
             exact_zero(_within_constraints(value, params)) is not False and \
             not (has_domain(value) and proved_nonzero(value)):
         return HypothesisCheck(check.name, HypStatus.UNKNOWN, check.statement, check.evidence, check.bindings,
-                               reason=f"{what} = {sp.sstr(value)} is not proved nonzero")
+                               reason=f"{what} = {spec_expr(value)} is not proved nonzero")
     return check
 
 
@@ -513,7 +514,7 @@ def _linear_block(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
                           statement, "the gate is not (shown) constant")
         if exact_zero(g) is not False:
             return simple("linear_block", HypStatus.UNKNOWN if exact_zero(g) is not True else HypStatus.REFUTED,
-                          statement, f"the constant gate {sp.sstr(g)} is not proved nonzero")
+                          statement, f"the constant gate {spec_expr(g)} is not proved nonzero")
         return simple("linear_block", HypStatus.PROVED, statement + f" (here $g \\equiv {sp.latex(g)}$)",
                       bindings={"c": g})
     ev, c = linear_constant(block.activation.expr)
