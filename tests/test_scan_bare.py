@@ -132,3 +132,24 @@ def test_an_exhausted_layer_gets_a_hint_once() -> None:
     assert text.count("CPU budget of 1 s exhausted") == 1 and "--case-budget" in text
     md = render_scan_table([record], [s for s in skipped if s is not None], "md")
     assert md.count("CPU budget of 1 s exhausted") == 1
+
+
+def test_the_command_budget_spent_on_a_bare_block_ends_the_scan(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The command's budget (``BudgetExhausted``) running out inside a bare block ends the command, as
+    anywhere else: it is never recorded as one bare block's error."""
+    import symabsorb
+    from symabsorb.budget import BudgetExhausted
+    from symabsorb.explore import scan as scan_module
+
+    real = scan_module._decide_block
+
+    def spent(text: str, *args: Any) -> Any:
+        if "_bare {" in text:
+            raise BudgetExhausted("budget: the command's budget ran out")
+        return real(text, *args)
+
+    monkeypatch.setattr(scan_module, "_decide_block", spent)
+    folder = _write(tmp_path / "ckpt", "bert")
+    with pytest.raises(BudgetExhausted):
+        symabsorb.scan(folder)

@@ -27,8 +27,7 @@ from .budget import run_with_cpu_budget
 from .classify import case_id
 
 __all__ = ["LAYOUTS", "WEIGHT_SUFFIXES", "Layout", "ScanTask", "failed_layer", "find_layers", "group_hint",
-           "read_config",
-           "register_layout", "scan_task", "unregister_layout", "verify_view", "weight_files"]
+           "read_config", "register_layout", "scan_task", "unregister_layout", "verify_view", "weight_files"]
 
 WEIGHT_SUFFIXES = (".safetensors", ".npz", ".pt", ".pth", ".bin")
 #: Largest config.json read (bytes).
@@ -581,6 +580,8 @@ def _decide_bare(task: ScanTask) -> dict[str, Any]:
     try:
         out: dict[str, Any] = {**_decision_fields(_decide_block(task.bare_text, task.spec_dir, task.theorems)),
                                "status": "done"}
+    except BudgetExhausted:
+        raise  # the command's budget ends the scan, never one bare block
     except Exception as err:  # the bare block failing is said on the row, never fails the layer
         out = {"verdict": "open", "decided_by": None, "status": "error", "error": _layer_error(err)[:300]}
     return {**out, "block": task.bare_text, "block_name": name, "cpu_s": round(time.thread_time() - start, 3)}
