@@ -188,7 +188,7 @@ def _sympy_text(name: str, expr: Any) -> str:
     import sympy as sp
 
     from .errors import bad_argument
-    from .report.plainmath import plain_expr
+    from .model.spectext import spec_expr
 
     if not isinstance(expr, sp.Expr) or isinstance(expr, sp.MatrixBase):
         raise bad_argument(name, expr, "expected a SymPy expression in one symbol")
@@ -203,7 +203,7 @@ def _sympy_text(name: str, expr: Any) -> str:
                             "as sympy.Rational (or sympy.nsimplify(expr))")
     if symbols:
         expr = expr.xreplace({symbols[0]: sp.Symbol("z", real=True)})
-    return plain_expr(expr)
+    return spec_expr(expr)
 
 
 def _activation(expr: Any, gated: bool, name: str = "expr") -> AnyActivation:
