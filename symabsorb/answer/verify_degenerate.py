@@ -106,7 +106,7 @@ def check_inline_degenerate(d: dict[str, Any], block: Any, verdict: str) -> str 
                                    "part, atom coefficients, constant) differs (exact)")
         return (f"Theorem D witness of width {m}: equal to Mx + B(x){reduced_text} for every x (normal forms "
                 "compared in exact rationals)")
-    return (f"Theorem D certificate re-derived{reduced_text}: k + ε = {a.k + a.eps}, every independent J fails at "
+    return (f"Theorem D certificate re-derived{reduced_text}: k + δ = {a.k + a.eps}, every independent J fails at "
             f"width {m} ({len(res.certificate)} cases, exact ranks)")
 
 
@@ -222,7 +222,7 @@ def check_file_degenerate(d: dict[str, Any], raw_cert: dict[str, Any], block: An
     if verdict == "not-absorbable":
         if res.found is not False:
             raise CertificateError("re-running Theorem D's exact search on the file does not prove 'not absorbable'")
-        return (f"Theorem D certificate re-derived from the file: k + ε = {a.k + a.eps}, every independent J fails "
+        return (f"Theorem D certificate re-derived from the file: k + δ = {a.k + a.eps}, every independent J fails "
                 f"at width {m} ({len(res.certificate)} cases, exact ranks)")
     if not res.found or res.choice is None:
         raise CertificateError("re-running Theorem D's exact search on the file finds no residual-free block")
