@@ -763,7 +763,7 @@ def verify(report: PathLike, *, weights_dir: PathLike | None = None, blas: bool 
     path = _check_path("report", report)
     directory = _check_path("weights_dir", weights_dir) if weights_dir is not None else None
     outcome = verify_report(path, Session(_lib(lib, theorems)), directory, _check_flag("blas", blas))
-    return Verification(path, tuple(outcome), int(getattr(outcome, "unchecked", 0)))
+    return Verification(path, tuple(outcome), int(getattr(outcome, "unchecked", 0)), str(getattr(outcome, "library", "")))
 
 
 def executor(*, scheduler: str | None = None, workers: int = 2, in_process: bool = False) -> Any:

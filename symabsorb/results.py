@@ -408,6 +408,7 @@ class Verification(_Renderable):
     report: Path
     checks: tuple[Any, ...]
     unchecked: int = 0  # queries whose verdict carries nothing to re-check (symbolic blocks, stacks...)
+    library: str = ""  # which library re-derived the questions, and whether the report was proved with it
 
     @property
     def failed(self) -> int:
@@ -422,7 +423,7 @@ class Verification(_Renderable):
         _check_format(fmt, fragment, color, width, choices=("terminal", "text"))
         from .report.terminal import verification_text
 
-        return verification_text(str(self.report), self.checks, self.unchecked)
+        return verification_text(str(self.report), self.checks, self.unchecked, self.library)
 
     def __repr__(self) -> str:
         return f"<Verification {str(self.report)!r}: {len(self.checks)} checked, {self.failed} failed>"

@@ -92,3 +92,52 @@ def test_theorems_reach_verify(tmp_path: Path) -> None:
         symabsorb.verify(report, theorems=[bad])
     with pytest.raises(symabsorb.SymabsorbError):
         symabsorb.prove(path, theorems=[bad])
+
+
+_USER_LEMMA = """id = "my-bounded"
+label = "My lemma"
+title = "Bounded activations"
+kind = "lemma"
+source = "library"
+citation = "a user's lemma"
+priority = 2
+statement = "Bounded activations cannot absorb a nonzero skip."
+uses = ["L-growth"]
+
+[[hypotheses]]
+name = "ungated"
+[[hypotheses]]
+name = "locally_bounded"
+[[hypotheses]]
+name = "sublinear_growth"
+[[hypotheses]]
+name = "skip_nonzero"
+
+[conclusion]
+verdict = "impossible"
+scope = "all weights"
+
+[proof]
+steps = ["As in [L-growth]."]
+"""
+
+
+def test_verify_says_which_library_re_derived_and_whether_it_is_the_reports(tmp_path: Path) -> None:
+    path = tmp_path / "s.absorb"
+    path.write_text(SPEC, encoding="utf-8")
+    report = tmp_path / "r.json"
+    report.write_text(symabsorb.prove(path).render("json"), encoding="utf-8")
+    same = symabsorb.verify(report)
+    assert same.library.startswith("questions re-derived with the built-in library (") and \
+        same.library.endswith("the library the report was proved with"), same.library
+    assert same.library in same.render("text")
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "my.toml").write_text(_USER_LEMMA, encoding="utf-8")
+    other = symabsorb.verify(report, theorems=[mine])
+    assert "1 user result (my-bounded)" in other.library and "proved with another library" in other.library
+    proved_with_mine = tmp_path / "r2.json"
+    proved_with_mine.write_text(symabsorb.prove(path, theorems=[mine]).render("json"), encoding="utf-8")
+    told = symabsorb.verify(proved_with_mine)
+    assert "its user results: my-bounded; pass their directory with --theorems" in told.library, told.library
+    assert symabsorb.verify(proved_with_mine, theorems=[mine]).library.endswith("the library the report was proved with")

@@ -65,9 +65,30 @@ class CheckedQuery:
 
 
 class VerifyOutcome(list[CheckedQuery]):
-    """The checked queries (a list), and how many queries of the report had nothing to re-check."""
+    """The checked queries (a list), how many queries of the report had nothing to re-check, and which
+    library re-derived the questions (compared with the one the report names)."""
 
     unchecked: int = 0
+    library: str = ""
+
+
+def _library_note(data: dict[str, Any]) -> str:
+    """Which library re-derives the questions, and whether the report was proved with the same one
+    (its ``tool.library.sha256``): a user's lemma the report used must be passed again (``--theorems``)."""
+    library = in_force().library
+    note = f"questions re-derived with {library.describe()}"
+    tool = data.get("tool")
+    recorded = tool.get("library") if isinstance(tool, dict) else None
+    sha = recorded.get("sha256") if isinstance(recorded, dict) else None
+    if not isinstance(sha, str):
+        return note + " (the report does not say which library proved it)"
+    if sha == library.fingerprint()["sha256"]:
+        return note + ", the library the report was proved with"
+    user = recorded.get("user_results") if isinstance(recorded, dict) else None
+    named = [u for u in user if isinstance(u, str)][:8] if isinstance(user, list) else []
+    return (note + "; the report was proved with another library"
+            + (f" (its user results: {', '.join(_shown(u) for u in named)}; pass their directory with --theorems)"
+               if named else " (another version of symabsorb's results)"))
 
 
 def _declared(block: Any) -> dict[str, Any]:
@@ -337,6 +358,7 @@ def _verify(report: Path, weights_dir: Path | None) -> VerifyOutcome:
         raise SpecValueError(f"`{report}` embeds no spec text", None, "no `spec.text`",
                              "the output of `symabsorb prove --format json`, which embeds its spec")
     out = VerifyOutcome()
+    out.library = _library_note(data)
     for q in data["queries"]:
         if not isinstance(q, dict) or not isinstance(q.get("derivation"), dict):
             out.unchecked += 1

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import sympy as sp
@@ -13,7 +12,7 @@ from ..analysis.engine import ActivationFacts
 from ..analysis.facts import Evidence
 from ..answer.types import Report
 from ..theory.derivation import Derivation, NodeState, Verdict
-from ..theory.library import Library
+from ..theory.library import Library, shown_source  # shown_source: every renderer reads it from here
 from .plainmath import plain_expr
 
 __all__ = [
@@ -55,19 +54,6 @@ VERDICT_TEXT = {
 
 #: Lean-blueprint style: the border says where a result comes from, the fill what happened to it.
 SOURCE_COLORS = {"paper": "#1f4e9c", "library": "#7a3fb0", "user": "#b35900"}
-_PACKAGE_THEOREMS = (Path(__file__).resolve().parent.parent / "theorems").resolve()  # a link in a checkout
-
-
-def shown_source(result: Any) -> str:
-    """Where a result comes from, for a reader: ``paper`` or ``library`` for the package's own results
-    (proved in symabsorb's docs/theorems.md), ``user`` for one loaded from a ``--theorems`` directory, whatever
-    its file claims (the README defines "library" as proved in symabsorb's documentation)."""
-    try:
-        inside = Path(result.file).resolve().is_relative_to(_PACKAGE_THEOREMS)
-    except (OSError, ValueError, TypeError):
-        inside = False
-    return result.source if inside else "user"
-
 
 #: The fill of a result by what is known of it (the graph page of the whole library, the blueprint):
 #: light tints of the Okabe-Ito colour-blind-safe palette; an open problem is hatched instead.

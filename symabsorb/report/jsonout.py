@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 from .. import __version__
@@ -38,18 +36,8 @@ def answer_to_dict(a: QueryAnswer) -> dict[str, Any]:
 
 
 def library_fingerprint(library: Library) -> dict[str, Any]:
-    """Which library a report was proved with: how many results, the ids shown as the user's (loaded
-    from a ``--theorems`` directory), and a SHA-256 over every result's id and the bytes of its file,
-    so two reports can be told to come from the same library (or not)."""
-    digest = hashlib.sha256()
-    for rid in sorted(library.results):
-        try:
-            data = Path(library.results[rid].file).read_bytes()
-        except (OSError, ValueError):
-            data = b""
-        digest.update(rid.encode("utf-8") + b"\0" + hashlib.sha256(data).digest())
-    user = [rid for rid in sorted(library.results) if shown_source(library.results[rid]) == "user"]
-    return {"results": len(library.results), "user_results": user, "sha256": digest.hexdigest()}
+    """Which library a report was proved with (:meth:`~symabsorb.theory.library.Library.fingerprint`)."""
+    return library.fingerprint()
 
 
 def report_to_dict(report: Report) -> dict[str, Any]:

@@ -360,18 +360,19 @@ def scan_table(records: Sequence[dict[str, Any]], skipped: Sequence[tuple[str, s
     return table(records, skipped, width)
 
 
-def verification_text(report: str, checks: Sequence[CheckedQuery], unchecked: int = 0) -> str:
-    """``symabsorb verify``: one line per checked query and a total."""
+def verification_text(report: str, checks: Sequence[CheckedQuery], unchecked: int = 0, library: str = "") -> str:
+    """``symabsorb verify``: one line per checked query, a total, and which library re-derived the questions."""
     skipped = (f"; {unchecked} other quer{'y' if unchecked == 1 else 'ies'} not re-checkable "
                "(symbolic blocks, stacks, verdicts without a certificate or witness)") if unchecked else ""
+    used = f"{terminal_text(library)}\n" if library else ""
     if not checks:
         return (f"{terminal_text(report)}: nothing to check (only decisions on weights carry certificates or "
-                f"witnesses){skipped}\n")
+                f"witnesses){skipped}\n") + used
     out = [f"{'OK    ' if c.ok else 'FAILED'} {c.query} ({c.verdict}): {c.detail}" for c in checks]
     failed = sum(1 for c in checks if not c.ok)
     out.append(f"{len(checks) - failed} of {len(checks)} certificates and witnesses checked exactly"
                + (f"; {failed} FAILED" if failed else "") + skipped)
-    return terminal_text("\n".join(out)) + "\n"
+    return terminal_text("\n".join(out)) + "\n" + used
 
 
 def exploration_summary(atlas: Atlas) -> str:

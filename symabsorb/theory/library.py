@@ -197,6 +197,33 @@ class Library:
     def get(self, result_id: str) -> Result:
         return self.results[result_id]
 
+    def user_results(self) -> list[str]:
+        """The ids of the results loaded from outside the package (``--theorems``), sorted."""
+        return [rid for rid in sorted(self.results) if shown_source(self.results[rid]) == "user"]
+
+    def fingerprint(self) -> dict[str, Any]:
+        """Which library this is: how many results, the ids of the user's (``--theorems``), and a SHA-256
+        over every result's id and the bytes of its file, so two answers can be told to come from the
+        same library (or not)."""
+        import hashlib
+
+        digest = hashlib.sha256()
+        for rid in sorted(self.results):
+            try:
+                data = Path(self.results[rid].file).read_bytes()
+            except (OSError, ValueError):
+                data = b""
+            digest.update(rid.encode("utf-8") + b"\0" + hashlib.sha256(data).digest())
+        return {"results": len(self.results), "user_results": self.user_results(), "sha256": digest.hexdigest()}
+
+    def describe(self) -> str:
+        """The library in words: ``the built-in library (84 results)``, or with the user's results named."""
+        user = self.user_results()
+        if not user:
+            return f"the built-in library ({len(self.results)} results)"
+        return (f"the built-in library and {len(user)} user result{'s' if len(user) != 1 else ''} "
+                f"({', '.join(user)}): {len(self.results)} results")
+
     def deciders(self, target_kind: str) -> list[Result]:
         """Results that can decide a query on a ``block`` or ``stack``, in the order they are tried: by the
         ``priority`` each file gives (smaller first), ties broken by id. The first whose hypotheses all hold
@@ -655,6 +682,20 @@ def _find_cycle(results: Mapping[str, Result]) -> list[str]:
             if found:
                 return found
     return []
+
+
+_PACKAGE_THEOREMS = (Path(__file__).resolve().parent.parent / "theorems").resolve()  # a link in a checkout
+
+
+def shown_source(result: Any) -> str:
+    """Where a result comes from, for a reader: ``paper`` or ``library`` for the package's own results
+    (proved in symabsorb's docs/theorems.md), ``user`` for one loaded from a ``--theorems`` directory, whatever
+    its file claims (the README defines "library" as proved in symabsorb's documentation)."""
+    try:
+        inside = Path(result.file).resolve().is_relative_to(_PACKAGE_THEOREMS)
+    except (OSError, ValueError, TypeError):
+        inside = False
+    return result.source if inside else "user"  # type: ignore[no-any-return]
 
 
 @functools.cache
