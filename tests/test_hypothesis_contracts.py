@@ -32,3 +32,24 @@ def test_every_registered_hypothesis_declares_what_it_binds() -> None:
     for name, decl in REGISTRY.items():
         assert decl.name == name
         assert all(b.isidentifier() for b in decl.binds), (name, decl.binds)
+
+
+def test_the_prover_checks_with_the_declarations_the_library_was_loaded_against() -> None:
+    """A library carries its hypothesis declarations (a snapshot taken at load), so the registry in force
+    is the session's library's, not whatever the global table holds at the time of the proof."""
+    from dataclasses import replace
+
+    from symabsorb.answer import Session
+    from symabsorb.model import activation_from_text
+    from symabsorb.theory.library import default_library
+
+    def classify_with(lib: object, name: str) -> object:
+        return Session(lib).classify(activation_from_text(name))  # type: ignore[arg-type]
+
+    library = default_library()
+    assert library.hypotheses and set(library.hypotheses) <= set(REGISTRY)
+    refuting = Declaration("skip_nonzero", "never (a test's declaration)", binds=("M",),
+                           checker=lambda s, p: simple("skip_nonzero", HypStatus.REFUTED, "$M \\ne 0$", "refuted here"))
+    mine = replace(library, hypotheses={**library.hypotheses, "skip_nonzero": refuting})
+    assert classify_with(library, "tanh").verdict.value == "impossible"  # type: ignore[attr-defined]
+    assert classify_with(mine, "tanh").decided_by != classify_with(library, "tanh").decided_by  # type: ignore[attr-defined]

@@ -178,7 +178,11 @@ class Result:
 
 @dataclass(frozen=True)
 class Library:
+    """The results in force and the hypothesis declarations they were checked against at load (a snapshot:
+    a hypothesis declared after the load is not this library's; the prover checks with these)."""
+
     results: Mapping[str, Result]
+    hypotheses: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @functools.cached_property
     def graph(self) -> nx.DiGraph:
@@ -650,7 +654,7 @@ def load_library(directories: Iterable[Path | Any], known_hypotheses: Mapping[st
         path = " -> ".join(cycle)
         raise _err(results[first].file, texts[first], f'"{cycle[0]}"', f"the `uses` graph has a cycle: {path}",
                    "results that do not depend on themselves")
-    return Library(results)
+    return Library(results, {k: v for k, v in known.items() if v is not None})
 
 
 def _find_cycle(results: Mapping[str, Result]) -> list[str]:
