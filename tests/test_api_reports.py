@@ -25,6 +25,7 @@ def run(*argv: str) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+@pytest.mark.slow  # the paper example rendered with its plots (the fast tier's budget: make test-fast <= 60 s)
 def test_html_figure_captions_say_what_is_drawn() -> None:
     require_module("matplotlib", "report")
     html = symabsorb.prove("activation step(z) = if z > 0 then 1 else 0\nclassify relu\nclassify gelu\nfacts step\n"
@@ -45,6 +46,7 @@ def test_a_format_missing_an_extra_says_so_in_one_line(tmp_path: Path, monkeypat
     assert code == 0 and "warning" not in err
 
 
+@pytest.mark.slow  # the paper example proved and rendered (the fast tier's budget: make test-fast <= 60 s)
 def test_latex_keeps_the_papers_numbers() -> None:
     tex = symabsorb.prove(PAPER).render("tex")
     assert "\\begin{result}{Theorem}{8}" in tex and "\\begin{result}{Proposition}{5}" in tex

@@ -37,6 +37,7 @@ def slow_gc_callback() -> Iterator[list[str]]:
         gc.callbacks.remove(callback)
 
 
+@pytest.mark.slow  # burns a budget on purpose (the fast tier's budget: make test-fast <= 60 s)
 def test_a_fact_deadline_that_fires_in_a_gc_callback_still_stops_the_work(slow_gc_callback: list[str]) -> None:
     start = time.process_time()
     with pytest.raises(Timeout), deadline(0.1):
@@ -46,6 +47,7 @@ def test_a_fact_deadline_that_fires_in_a_gc_callback_still_stops_the_work(slow_g
     assert time.process_time() - start < 3
 
 
+@pytest.mark.slow  # burns a budget on purpose (the fast tier's budget: make test-fast <= 60 s)
 def test_a_command_budget_that_fires_in_a_gc_callback_still_stops_the_work(slow_gc_callback: list[str]) -> None:
     start = time.process_time()
     with installed(Budget(0.1)), pytest.raises(BudgetExhausted):

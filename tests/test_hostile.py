@@ -171,6 +171,7 @@ def test_bad_limits_are_usage_errors() -> None:
     assert code == 2 and "--limit" in err
 
 
+@pytest.mark.slow  # burns a command budget on purpose (the fast tier's budget: make test-fast <= 60 s)
 def test_the_command_budget_bounds_cpu_time_and_ends_cleanly() -> None:
     expr = "exp(" * 40 + "z" + ")" * 40
     code, out, err, used = run("classify", expr, "--budget", "1")

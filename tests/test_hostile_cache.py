@@ -181,6 +181,7 @@ def test_the_parser_cache_is_data_never_a_pickle(cache: Path, tmp_path: Path, mo
         parser.get_parser.cache_clear()
 
 
+@pytest.mark.slow  # parses every module of the package (the fast tier's budget: make test-fast <= 60 s)
 def test_no_module_unpickles_or_lark_loads() -> None:
     import ast
 

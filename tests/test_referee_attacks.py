@@ -157,6 +157,7 @@ classify el2
 """
 
 
+@pytest.mark.slow  # every parameter-domain attack, seconds of CPU (the fast tier's budget: make test-fast <= 60 s)
 def test_parameter_domains() -> None:
     """lk contains a = -1 (|z|, even); lk2, mx contain a = 1 (sigma = z); el2 contains a = 0 (ReLU);
     lk3 and mx2 exclude the bad points, so R-linear-odd's iff holds; relu^k is homogeneous, k != 1."""

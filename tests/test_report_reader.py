@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from conftest import EXAMPLES, ROOT, run_cli
 
 import symabsorb
@@ -38,6 +39,7 @@ def test_eps_reads_as_a_power_of_ten(tmp_path: Path) -> None:
     assert "10^(-12)" in report.render("text", verbose=True)
 
 
+@pytest.mark.slow  # every report rendered and its links read (the fast tier's budget: make test-fast <= 60 s)
 def test_every_citation_resolves_to_the_docs() -> None:
     lib = default_library()
     assert (ROOT / "docs" / "theorems.md").is_file()

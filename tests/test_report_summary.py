@@ -43,6 +43,7 @@ def test_markdown_starts_with_the_summary(paper: symabsorb.Report) -> None:
     assert "[Thm. 8](#ref-thm8)" in head and "$W_{\\mathrm{down}}[:,S]" in head
 
 
+@pytest.mark.slow  # the paper example rendered in HTML with its plots (the fast tier's budget: make test-fast <= 60 s)
 def test_html_starts_with_the_summary(paper: symabsorb.Report) -> None:
     html = paper.render("html")
     summary = html.index('<table class="summary">')
@@ -88,6 +89,7 @@ def test_candidates_are_grouped_by_reason(paper: symabsorb.Report) -> None:
     assert "by the hypothesis that failed" in md and "| result | state | reason |" not in md
 
 
+@pytest.mark.slow  # the paper example rendered in HTML with its plots (the fast tier's budget: make test-fast <= 60 s)
 def test_html_assumptions_are_math(paper: symabsorb.Report) -> None:
     html = paper.render("html")
     for m in re.finditer(r"<p><strong>Assumptions:</strong>(.*?)</p>", html):
