@@ -17,6 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow  # a cold interpreter each
 @pytest.mark.parametrize("name", ["relu", "gelu"])
 def test_a_cold_classify_does_not_import_the_units_module(name: str, tmp_path: Path) -> None:
     code = ("import sys, symabsorb\n"
