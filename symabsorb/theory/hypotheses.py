@@ -76,7 +76,10 @@ def undeclare(name: str) -> None:
 
 
 def check(name: str, subject: Subject, params: dict[str, Any]) -> HypothesisCheck:
-    return REGISTRY[name](subject, params)
+    """Hypothesis ``name`` checked on ``subject``: with the declaration of the library in force (the one the
+    subject carries: its snapshot taken at load) when it has one, else the declared table."""
+    declared = subject.library.hypotheses.get(name) if subject.library is not None else None
+    return (declared if declared is not None else REGISTRY[name])(subject, params)
 
 
 def iter_registry() -> Iterator[str]:

@@ -47,7 +47,7 @@ def width_bounds(block: Block, base: Derivation, library: Library, budget: float
     above it, generic values for symbolic blocks) and the generic constructions (the results providing
     ``width-pairs`` and ``width-lines``). ``base_dir``: where a block's weight file is."""
     m = block.width
-    subject = Subject(block=block, budget=budget)
+    subject = Subject(block=block, budget=budget, library=library)
     steps: list[DerivationStep] = []
     rid = base.decided_by or ""
     rule = library.get(rid).width if rid in library.results else WidthRule()
