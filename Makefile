@@ -35,10 +35,10 @@ test: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/pytest -q -n 2 --dist worksteal --durations=15
 
-## The inner loop (target: a minute on two quiet cores): every test not marked slow; the slow tier (browsers, pdfLaTeX,
+## The inner loop (target: a minute on two quiet cores): the unit tier (tests/unit/<layer>/), no test marked slow; the slow tier (browsers, pdfLaTeX,
 ## cold CLI processes, exhaustive sweeps) still runs in `make test` and .ci/run.
 test-fast: $(STAMP)
-	$(BIN)/pytest -q -n 2 --dist worksteal -m "not slow" --durations=10
+	$(BIN)/pytest -q -n 2 --dist worksteal tests/unit -m "not slow" --durations=10
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
@@ -51,6 +51,6 @@ tables: $(STAMP)
 	$(BIN)/python -c "from symabsorb.dsl.parser import write_tables; print(write_tables())"
 
 ## The tables in docs/ built from the code's registries (hypotheses, procedures, skip kinds, formats);
-## tests/test_docs_tables.py fails when one is stale
+## tests/unit/test_docs_tables.py fails when one is stale
 docs: $(STAMP)
 	$(BIN)/python tools/doctables.py

@@ -16,7 +16,7 @@ The package is layered (each layer imports only earlier ones)::
     dsl -> model -> analysis -> theory -> weights -> answer -> explore -> report -> results -> api -> cli
 
 (``results``: the result objects ``api`` returns; the command line reaches the package only through
-``api`` and ``runtime``, see ``tests/test_layers.py``.)
+``api`` and ``runtime``, see ``tests/unit/test_import_layers.py``.)
 
 (``symabsorb.api.explore`` maps spaces of activations: not re-exported, since ``symabsorb.explore``
 is the subpackage that does the work.) Importing ``symabsorb`` itself stays cheap: the names above

@@ -1,6 +1,6 @@
 """The command line: a client of :mod:`symabsorb.api`, and of :mod:`symabsorb.runtime` for what stays
 below the API (error types, the run's budget and limits, atomic writes, replay); nothing else
-(``tests/test_layers.py`` holds the allow-list). Heavy imports happen inside the commands, so
+(``tests/unit/test_import_layers.py`` holds the allow-list). Heavy imports happen inside the commands, so
 ``symabsorb --help`` imports neither the renderers nor SymPy. One place (:func:`main`) maps errors to
 exit codes, the same for every command (:data:`EXIT_CODES`).
 

@@ -74,7 +74,7 @@ def _const(c: sp.Expr, n: int) -> Series:
 #   tanh⁽ᵏ⁾ = P_k(tanh x),            P_0 = t,  P_{k+1} = P_k'(t)·(1 − t²)
 #   erf⁽ᵏ⁾ = 2/√π · H_k(x) · e^{−x²},  H_1 = 1,  H_{k+1} = H_k' − 2x·H_k   (erfc = 1 − erf)
 #   log⁽ᵏ⁾ = (−1)^{k−1} (k−1)! x^{−k};  exp, sin, cos, sinh, cosh cycle.
-# tests/test_taylor_derivatives.py checks each against ``diff`` (their difference expands to 0).
+# tests/unit/analysis/test_taylor_derivatives.py checks each against ``diff`` (their difference expands to 0).
 Poly = tuple[int, ...]  # integer coefficients, constant term first
 
 

@@ -8,7 +8,7 @@ fact may take, and where a block's ``weights:`` file is read from. Every questio
 :meth:`~Session.width`, :meth:`~Session.near` and :meth:`~Session.report` for the commands built on
 them (``classify``, ``catalog``, ``scan``, ``explore``, ``verify``, ``absorb --width``). Only this
 package imports the prover (:mod:`symabsorb.theory.prover`) and the procedures that refine a proof for
-concrete weights (:mod:`symabsorb.weights.concrete`); ``tests/test_layers.py`` enforces it.
+concrete weights (:mod:`symabsorb.weights.concrete`); ``tests/unit/test_import_layers.py`` enforces it.
 
 A block is proved once: a weights file's shapes are read first, so the block is proved with the sizes
 the file gives, then refined for the file's floats (exact dyadic rationals) or the spec's inline

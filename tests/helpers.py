@@ -1,0 +1,147 @@
+"""Everything the tests share but fixtures (those are in conftest.py): paths, skipping on a missing
+extra, the CLI in-process, cache sealing, and the prover and the concrete-weights decisions as the
+tests call them — through a :class:`symabsorb.answer.Session` (the one door), with the built-in library
+unless one is given. The package itself never falls back to the built-in library below the API."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import shutil
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from symabsorb.analysis.budget import DEFAULT_BUDGET
+from symabsorb.answer import Session
+from symabsorb.theory.library import Library, default_library
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+GOLDEN = ROOT / "tests" / "golden"
+
+
+def _strict() -> bool:
+    return os.environ.get("SYMABSORB_REQUIRE_EXTRAS") == "1"
+
+
+def require_module(name: str, extra: str) -> ModuleType:
+    """Import ``name`` or skip (fail under SYMABSORB_REQUIRE_EXTRAS=1); also at module level."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        message = f"needs the optional package `{name}` (pip install 'symabsorb[{extra}]')"
+        if _strict():
+            pytest.fail(message)
+        pytest.skip(message, allow_module_level=True)
+
+
+def require_program(name: str, package: str) -> str:
+    """The path of an executable, or skip (fail under SYMABSORB_REQUIRE_EXTRAS=1)."""
+    path = shutil.which(name)
+    if path is None:
+        message = f"needs the program `{name}` (Debian package {package})"
+        if _strict():
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
+
+
+def run_cli(*argv: str) -> tuple[int, str, str, float]:
+    """``symabsorb ARGV`` in-process: exit code, stdout, stderr, CPU seconds used."""
+    import io
+    import time
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from symabsorb.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    start = time.process_time()
+    with redirect_stdout(out), redirect_stderr(err):
+        try:
+            code = main(list(argv))
+        except SystemExit as exit_:
+            code = int(exit_.code or 0)
+    return code, out.getvalue(), err.getvalue(), time.process_time() - start
+
+
+def sealed_payload(path: Path) -> bytes:
+    """The JSON of a cache entry (:func:`symabsorb.userdirs.seal`'s output without its HMAC line)."""
+    return path.read_bytes().partition(b"\n")[2]
+
+
+def reseal(path: Path, payload: bytes, purpose: str, key: str, cache: Path) -> None:
+    """Write ``payload`` to ``path`` sealed with the genuine key of ``cache``: what the user's own
+    earlier run could have written (a damaged or odd entry that still carries a valid HMAC)."""
+    import hashlib
+    import hmac
+
+    secret = (cache / "key").read_bytes()
+    mac = hmac.new(secret, purpose.encode() + b"\0" + key.encode() + b"\0" + payload, hashlib.sha256).hexdigest()
+    path.write_bytes(mac.encode() + b"\n" + payload)
+
+
+# ---- the one door, as the tests call it ----------------------------------------------------------
+
+
+def session(library: Library | None = None, budget: float | None = DEFAULT_BUDGET,
+            base_dir: str | None = None) -> Session:
+    return Session(library or default_library(), budget, base_dir)
+
+
+def prove(target: Any, query: str = "", library: Library | None = None, budget: float | None = DEFAULT_BUDGET) -> Any:
+    return session(library, budget).prove(target, query)
+
+
+def derive(target: Any, query: str = "", library: Library | None = None, budget: float | None = DEFAULT_BUDGET) -> Any:
+    return session(library, budget).derive(target, query)
+
+
+def classify(act: Any, library: Library | None = None, budget: float | None = DEFAULT_BUDGET) -> Any:
+    return session(library, budget).classify(act)
+
+
+def decide(target: Any, library: Library | None = None, base_dir: str | None = None, query: str = "",
+           budget: float | None = DEFAULT_BUDGET) -> Any:
+    return session(library, budget, base_dir).decide(target, query)
+
+
+def decide_block(block: Any, derivation: Any, library: Library | None = None) -> Any:
+    from symabsorb.weights.decide import decide_block as _decide_block
+
+    return _decide_block(block, derivation, library or default_library())
+
+
+def width_bounds(block: Any, base: Any, budget: float | None = DEFAULT_BUDGET, library: Library | None = None,
+                 base_dir: str | None = None) -> Any:
+    from symabsorb.weights.width import width_bounds as _width_bounds
+
+    return _width_bounds(block, base, library or default_library(), budget, base_dir)
+
+
+def width_derivation(block: Any, base: Any, query: str, budget: float | None = DEFAULT_BUDGET,
+                     library: Library | None = None, base_dir: str | None = None) -> Any:
+    from symabsorb.weights.width import width_derivation as _width_derivation
+
+    return _width_derivation(block, base, query, library or default_library(), budget, base_dir)
+
+
+def width_witness(block: Any, base: Any, width: int, budget: float | None = DEFAULT_BUDGET,
+                  library: Library | None = None, base_dir: str | None = None) -> Any:
+    from symabsorb.weights.width import width_witness as _width_witness
+
+    return _width_witness(block, base, width, library or default_library(), budget, base_dir)
+
+
+def verify_report(report: Path, weights_dir: Path | None = None, blas: bool = False,
+                  library: Library | None = None) -> Any:
+    from symabsorb.answer.verify import verify_report as _verify_report
+
+    return _verify_report(report, session(library), weights_dir, blas)
+
+
+def build_report(spec: Any, text: str, library: Library | None = None, budget: float | None = DEFAULT_BUDGET,
+                 progress: Any = None) -> Any:
+    return session(library, budget).report(spec, text, progress)

@@ -1,0 +1,142 @@
+"""One door (issue 27): the library in force is the session's, and ``--theorems`` means the same in every
+command — prove, classify, catalog, absorb, verify, scan and explore all build their library from it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import symabsorb
+from symabsorb.answer import Session, in_force
+from symabsorb.errors import InternalError
+from symabsorb.model import resolve_text
+from symabsorb.theory.library import default_library, library_with, results_digest
+from tests.helpers import require_module, session
+
+SPEC = """block b { activation: relu  W_up: [[1, 0], [0, 1], [1, 1]]  W_down: [[-1, 0, 1], [0, -1, 1]] }
+absorb b
+classify gelu
+"""
+
+
+def test_a_session_answers_as_the_api_does(tmp_path: Path) -> None:
+    path = tmp_path / "s.absorb"
+    path.write_text(SPEC, encoding="utf-8")
+    report = session().report(resolve_text(SPEC, str(path)), SPEC)
+    api = symabsorb.prove(path)
+    assert [a.derivation.verdict.value for a in report.answers] == [r.verdict for r in api.results]  # type: ignore[union-attr]
+    assert report.answers[0].derivation.verdict.value == "absorbable"  # type: ignore[union-attr]
+
+
+def test_no_session_is_in_force_by_default() -> None:
+    """verify's checkers read the installed session; there is no silent fallback to the built-in library."""
+    with pytest.raises(InternalError):
+        in_force()
+    s = Session(default_library())
+    with s.installed():
+        assert in_force() is s
+    with pytest.raises(InternalError):
+        in_force()
+
+
+def test_the_library_of_theorem_directories_and_its_digest(tmp_path: Path) -> None:
+    assert library_with([]) is default_library() and results_digest([]) == ""
+    (tmp_path / "a.toml").write_text("# empty\n", encoding="utf-8")
+    first = results_digest([tmp_path])
+    (tmp_path / "a.toml").write_text("# changed\n", encoding="utf-8")
+    assert results_digest([tmp_path]) != first  # a changed lemma file never reuses a cached answer
+
+
+def test_theorems_reach_scan_and_key_its_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    np = require_module("numpy", "weights")
+    st = require_module("safetensors.numpy", "weights")
+    folder = tmp_path / "ckpt"
+    folder.mkdir()
+    st.save_file({"ok.W_up": np.eye(3, 2, dtype=np.float32), "ok.W_down": -np.eye(2, 3, dtype=np.float32)},
+                 str(folder / "model.safetensors"))
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "note.toml").write_text("", encoding="utf-8")
+    import symabsorb.theory.library as library
+
+    seen: list[tuple[str, ...]] = []
+    real = library.library_with
+
+    def spy(extra: object) -> object:
+        seen.append(tuple(str(d) for d in extra))  # type: ignore[attr-defined]
+        return real([])  # the built-in results answer; what matters is which directories were asked for
+
+    monkeypatch.setattr(library, "library_with", spy)
+    results = tmp_path / "results"
+    plain = symabsorb.scan(folder, activation="relu", results=results)
+    assert seen == [] or all(s == () for s in seen)
+    seen.clear()
+    with_mine = symabsorb.scan(folder, activation="relu", results=results, theorems=[mine])
+    assert seen and all(s == (str(mine.absolute()),) for s in seen), seen  # decided again, with the user's library
+    assert [r["verdict"] for r in plain.layers] == [r["verdict"] for r in with_mine.layers]
+
+
+def test_theorems_reach_verify(tmp_path: Path) -> None:
+    """A user's lemma directory is loaded by verify (a malformed one is refused, as prove refuses it)."""
+    path = tmp_path / "s.absorb"
+    path.write_text(SPEC, encoding="utf-8")
+    report = tmp_path / "r.json"
+    report.write_text(symabsorb.prove(path).render("json"), encoding="utf-8")
+    assert symabsorb.verify(report).ok
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "x.toml").write_text("id = 3\n", encoding="utf-8")
+    with pytest.raises(symabsorb.SymabsorbError):
+        symabsorb.verify(report, theorems=[bad])
+    with pytest.raises(symabsorb.SymabsorbError):
+        symabsorb.prove(path, theorems=[bad])
+
+
+_USER_LEMMA = """id = "my-bounded"
+label = "My lemma"
+title = "Bounded activations"
+kind = "lemma"
+source = "library"
+citation = "a user's lemma"
+priority = 2
+statement = "Bounded activations cannot absorb a nonzero skip."
+uses = ["L-growth"]
+
+[[hypotheses]]
+name = "ungated"
+[[hypotheses]]
+name = "locally_bounded"
+[[hypotheses]]
+name = "sublinear_growth"
+[[hypotheses]]
+name = "skip_nonzero"
+
+[conclusion]
+verdict = "impossible"
+scope = "all weights"
+
+[proof]
+steps = ["As in [L-growth]."]
+"""
+
+
+def test_verify_says_which_library_re_derived_and_whether_it_is_the_reports(tmp_path: Path) -> None:
+    path = tmp_path / "s.absorb"
+    path.write_text(SPEC, encoding="utf-8")
+    report = tmp_path / "r.json"
+    report.write_text(symabsorb.prove(path).render("json"), encoding="utf-8")
+    same = symabsorb.verify(report)
+    assert same.library.startswith("questions re-derived with the built-in library (") and \
+        same.library.endswith("the library the report was proved with"), same.library
+    assert same.library in same.render("text")
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "my.toml").write_text(_USER_LEMMA, encoding="utf-8")
+    other = symabsorb.verify(report, theorems=[mine])
+    assert "1 user result (my-bounded)" in other.library and "proved with another library" in other.library
+    proved_with_mine = tmp_path / "r2.json"
+    proved_with_mine.write_text(symabsorb.prove(path, theorems=[mine]).render("json"), encoding="utf-8")
+    told = symabsorb.verify(proved_with_mine)
+    assert "its user results: my-bounded; pass their directory with --theorems" in told.library, told.library
+    assert symabsorb.verify(proved_with_mine, theorems=[mine]).library.endswith("the library the report was proved with")
