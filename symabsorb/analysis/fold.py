@@ -14,8 +14,8 @@ Sound by construction: a symbol-free subexpression is replaced only when
 * the exact sign decision proves ``c − q = 0`` (:func:`.identity.exact_zero`).
 
 Anything else, including a decision that runs out of its bounds, leaves the subexpression as written.
-The work is bounded: at most :data:`MAX_DECISIONS` exact decisions and :data:`FOLD_SECONDS` of CPU
-per expression.
+The work is bounded: at most :data:`MAX_DECISIONS` exact decisions, :data:`MAX_SCREENS` enclosures and
+:data:`FOLD_SECONDS` of CPU per expression.
 """
 
 from __future__ import annotations
@@ -31,12 +31,15 @@ from ..model.block import Block, Stack
 from .enclosure import NotNumeric, enclose_constant
 from .identity import exact_zero
 
-__all__ = ["FOLD_SECONDS", "MAX_DECISIONS", "fold_activation", "fold_constants", "fold_target"]
+__all__ = ["FOLD_SECONDS", "MAX_DECISIONS", "MAX_SCREENS", "fold_activation", "fold_constants", "fold_target"]
 
 #: CPU seconds the folding of one expression may take (past it: the rest is left as written).
 FOLD_SECONDS = 5.0
 #: Exact decisions (each a bounded ``simplify`` at most) per expression.
 MAX_DECISIONS = 24
+#: Enclosures that screen a candidate, per expression (the bound that holds off the main thread too,
+#: where no CPU deadline can interrupt).
+MAX_SCREENS = 256
 #: Working precision (bits) of the enclosure that screens a candidate.
 _SCREEN_BITS = 256
 #: Largest denominator of a candidate rational.
@@ -54,6 +57,7 @@ class _OutOfDecisions(Exception):
 class _Folder:
     def __init__(self) -> None:
         self.decisions = 0
+        self.screens = 0
         self.seen: dict[sp.Basic, sp.Rational | None] = {}
 
     def rational(self, c: sp.Expr) -> sp.Rational | None:
@@ -73,6 +77,9 @@ class _Folder:
             if r.is_Rational and r != (0 if isinstance(c, sp.Add) else 1):
                 q = self.rational(rest)
                 return None if q is None else (r + q if isinstance(c, sp.Add) else r * q)
+        if self.screens >= MAX_SCREENS:
+            raise _OutOfDecisions
+        self.screens += 1
         q = _candidate(c)
         if q is None:
             return None

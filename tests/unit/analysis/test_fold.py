@@ -65,6 +65,21 @@ def test_the_work_is_bounded_and_what_was_decided_stays_sound(monkeypatch: pytes
     assert out in (1 + sp.exp(RATIO * Z) * Z, sp.exp(COSH * Z) + Z, sp.exp(COSH * Z) + sp.exp(RATIO * Z) * Z)
 
 
+def test_the_enclosures_are_bounded_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    # off the main thread no CPU deadline interrupts: the count of enclosures bounds the work there
+    monkeypatch.setattr(fold, "MAX_SCREENS", 2)
+    monkeypatch.setattr(fold, "_CACHE", {})
+    screened: list[sp.Expr] = []
+    candidate = fold._candidate
+    monkeypatch.setattr(fold, "_candidate", lambda c: screened.append(c) or candidate(c))
+    tower = Z
+    for k in range(2, 8):
+        tower = tower * sp.log(k) + sp.log(k + 1) * COSH
+    out = fold_constants(tower)  # stops after two screens; what it decided is applied, the rest as written
+    assert len(screened) == 2
+    assert out.free_symbols == {Z} and out.has(sp.cosh)
+
+
 def test_an_activation_unchanged_is_the_same_object() -> None:
     gelu = activation_from_text("gelu")
     assert fold_activation(gelu) is gelu
