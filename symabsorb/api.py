@@ -779,6 +779,14 @@ def executor(*, scheduler: str | None = None, workers: int = 2, in_process: bool
     if scheduler is not None:
         check_type("scheduler", scheduler, str, "a Dask scheduler address (tcp://host:8786) or None")
     check_type("workers", workers, int, "a number of worker processes (an int >= 1)")
+    if workers < 1:  # checked before dask's presence: the same input is refused on every machine
+        raise bad_argument('workers', workers, "expected at least 1 worker")
+    import os
+
+    cpus = os.cpu_count() or 1
+    if workers > cpus:
+        raise bad_argument('workers', workers, f"this machine has {cpus} CPUs; use at most "
+                            f"{cpus} workers")
     if _check_flag("in_process", in_process):
         if scheduler:
             raise bad_argument('scheduler', scheduler, "in_process=True and a scheduler "
@@ -791,14 +799,6 @@ def executor(*, scheduler: str | None = None, workers: int = 2, in_process: bool
         warnings.warn("dask.distributed is not installed; running in this process (pip install 'symabsorb[explore]')",
                       stacklevel=2)
         return InProcessExecutor()
-    if workers < 1:
-        raise bad_argument('workers', workers, "expected at least 1 worker")
-    import os
-
-    cpus = os.cpu_count() or 1
-    if workers > cpus:
-        raise bad_argument('workers', workers, f"this machine has {cpus} CPUs; use at most "
-                            f"{cpus} workers")
     where = f"dask scheduler {scheduler}" if scheduler else f"dask local cluster ({workers} workers)"
     return LazyExecutor(where, lambda: DaskExecutor(scheduler, workers))
 

@@ -34,7 +34,8 @@ def test_report_repr_is_a_summary_with_folded_derivations() -> None:
         assert query.query in html
     assert "<math" in html  # the condition is math
     # compact (issue 28 row 9): no lemma graph, references by label and title only
-    assert "<svg" not in html and len(html) < len(full) / 2
+    # (an absolute bound: the full fragment's size depends on whether matplotlib draws the plots)
+    assert "<svg" not in html and len(html) < 25_000 * n
     md = report._repr_markdown_()
     assert md.count("<details><summary>") >= n and md.count("\n| [`absorb") == n
     assert md.index("<details>") > md.rindex("\n| [`absorb")  # the table first, then the folds
