@@ -272,9 +272,16 @@ def placeholders(template: str) -> list[str]:
 
 
 def unfilled(template: str) -> str:
-    """``template`` as TeX with its placeholders shown by name (``@{c}`` -> ``{c}``): a result's own text
-    printed outside a derivation (the blueprint export's proofs)."""
-    return _PLACEHOLDER.sub(lambda m: "{" + m.group(1) + "}", template)
+    """``template`` as TeX with each placeholder shown as a marked slot, ``@{c}`` -> ``⟨c⟩`` (in math mode,
+    as ``$\\langle\\mathtt{c}\\rangle$`` where it stands in text): a result's own text printed outside a
+    derivation (the blueprint export's proofs), where no hypothesis has supplied the value yet. Never the
+    bare name, which would read as a symbol (``c = c``, ``= T``, ``Dcond``)."""
+    def slot(m: re.Match[str]) -> str:
+        mark = "{\\langle\\mathtt{" + m.group(1).replace("_", "\\_") + "}\\rangle}"  # a group: t^@{k} is t^{⟨k⟩}
+        in_math = template[:m.start()].replace("\\$", "").count("$") % 2 == 1
+        return mark if in_math else f"${mark}$"
+
+    return _PLACEHOLDER.sub(slot, template)
 
 
 def old_placeholders(template: str, known: Iterable[str]) -> list[str]:

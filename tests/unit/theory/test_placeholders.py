@@ -71,10 +71,16 @@ def test_the_shipped_library_uses_the_new_syntax_only() -> None:
 
 
 def test_the_blueprint_shows_placeholders_by_name() -> None:
-    """The blueprint export prints each result's proof outside any derivation: ``@{c}`` reads ``{c}`` (TeX: c)."""
+    """The blueprint export prints each result's proof outside any derivation: ``@{c}`` is a marked slot,
+    ``⟨c⟩`` (never the bare name, which read as ``c = c``, ``= T``, ``Dcond`` to a new user), in math mode
+    wherever it stands; ``\\tfrac{a}{c}`` stays TeX."""
     from symabsorb.report.latex import render_blueprint
     from symabsorb.theory.library import default_library, unfilled
 
-    assert unfilled("$c = @{c}$, \\tfrac{1}@{c}, \\tfrac{a}{c}") == "$c = {c}$, \\tfrac{1}{c}, \\tfrac{a}{c}"
+    assert unfilled("$c = @{c}$, with @{Dcond}, \\tfrac{a}{c}") == \
+        "$c = {\\langle\\mathtt{c}\\rangle}$, with ${\\langle\\mathtt{Dcond}\\rangle}$, \\tfrac{a}{c}"
+    assert unfilled("$x$ and @{c_rpos}, $t^@{k}$") == \
+        "$x$ and ${\\langle\\mathtt{c\\_rpos}\\rangle}$, $t^{\\langle\\mathtt{k}\\rangle}$"
     text = render_blueprint(default_library())
-    assert "@{" not in text and "c = {c}" in text
+    assert "@{" not in text and "c = {\\langle\\mathtt{c}\\rangle}" in text and "\\textbackslash" not in text
+    assert "{Dcond}" not in text.replace("\\mathtt{Dcond}", "") and "= {T}" not in text
