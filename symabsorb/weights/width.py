@@ -228,7 +228,9 @@ def width_derivation(block: Block, base: Derivation, query: str, library: Librar
     cited = tuple(dict.fromkeys([*base.cited, *(c for s in b.steps for c in s.cites)]))
     upper = None if b.upper is None else sp.sstr(b.upper)
     lower = None if b.lower is None else sp.sstr(b.lower)
-    return replace(base, query=query, verdict=verdict, scope=scope, decided_by=b.decided_by or base.decided_by,
+    decided_by = b.decided_by or base.decided_by
+    source = library.get(decided_by).source if decided_by is not None and decided_by in library.results else base.source
+    return replace(base, query=query, verdict=verdict, scope=scope, decided_by=decided_by, source=source,
                    steps=tuple(steps), cited=cited, condition=condition, condition_plain=condition_plain,
                    condition_constant=None, sufficient="proved" if condition else None, necessary=necessary,
                    witness=None,  # the width-U weights: `absorb --width U` writes them (width_witness)

@@ -35,3 +35,18 @@ def test_width_words_in_the_summary_and_in_full() -> None:
     for a in report.answers:
         full = render_answer_terminal(a, report.library, width=200, color=False, plain=True)
         assert "absorbable (" not in full.splitlines()[0], full.splitlines()[0]
+
+
+def test_a_width_answer_carries_its_deciding_results_source() -> None:
+    """The JSON of a `width` answer decided by Theorem W (a library result) says `library`, not the source of
+    the absorb answer it builds on (Thm. 8, the paper's): a new user's report of issue 28's review."""
+    import json
+
+    from symabsorb.report.jsonout import render_json
+
+    spec = resolve_text("block w { activation: relu  dim: 2  width: 3  W_up: [[1, 0], [0, 1], [1, 1]]  "
+                        "W_down: [[1, 0, 1], [0, 1, 1]] }\nwidth w\nabsorb w\n", "w.absorb")
+    data = json.loads(render_json(build_report(spec, "")))
+    width, absorb = (q["derivation"] for q in data["queries"])
+    assert (width["decided_by"], width["source"]) == ("thm-W", "library")
+    assert (absorb["decided_by"], absorb["source"]) == ("thm8", "paper")
