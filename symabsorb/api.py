@@ -913,7 +913,7 @@ def scan(directory: PathLike, *, activation: str | None = None, case_budget: flo
         store.close()
         if scratch is not None:
             scratch.cleanup()
-    return Scan(tuple(records), tuple(skipped))
+    return Scan(tuple(records), tuple(skipped), library(theorems).fingerprint())
 
 
 # ---- choosing queries: `prove -k PATTERN`, as pytest's -k -----------------------------------------------

@@ -479,6 +479,7 @@ class Scan(_Renderable):
 
     layers: tuple[dict[str, Any], ...]
     skipped: tuple[tuple[str, str], ...]
+    library: dict[str, Any] = field(default_factory=dict)  # the library's fingerprint (Library.fingerprint)
 
     def render(self, fmt: str = "text", *, fragment: bool = False, color: bool = False, width: int = 100,
                beside: PathLike | None = None) -> str:
@@ -498,7 +499,11 @@ class Scan(_Renderable):
             from .explore.scan import verify_view
             from .report.escape import json_safe
 
+            from . import __version__
+
             data: dict[str, Any] = {"layers": list(self.layers), "skipped": [list(s) for s in self.skipped]}
+            if self.library:  # which library decided the layers: verify compares it with its own
+                data["tool"] = {"name": "symabsorb", "version": __version__, "library": self.library}
             # the layers as a spec and queries: `symabsorb verify` re-checks it
             view = verify_view(self.layers, Path(beside) if beside is not None else None)
             if view is not None:

@@ -140,3 +140,24 @@ def test_verify_says_which_library_re_derived_and_whether_it_is_the_reports(tmp_
     told = symabsorb.verify(proved_with_mine)
     assert "its user results: my-bounded; pass their directory with --theorems" in told.library, told.library
     assert symabsorb.verify(proved_with_mine, theorems=[mine]).library.endswith("the library the report was proved with")
+
+
+def test_a_scan_json_says_which_library_decided_it(tmp_path: Path) -> None:
+    """A scan decided with a user's lemma directory: its JSON names the library, and verify without the
+    directory says the report was proved with another one (a new user's report: it said nothing)."""
+    np = require_module("numpy", "weights")
+    st = require_module("safetensors.numpy", "weights")
+    folder = tmp_path / "ckpt"
+    folder.mkdir()
+    st.save_file({"ok.W_up": np.eye(3, 2, dtype=np.float32), "ok.W_down": -np.eye(2, 3, dtype=np.float32)},
+                 str(folder / "model.safetensors"))
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "my.toml").write_text(_USER_LEMMA, encoding="utf-8")
+    plain = symabsorb.scan(folder, activation="relu")
+    assert plain.library["user_results"] == [] and '"tool"' in plain.render("json")
+    report = folder / "scan.json"
+    report.write_text(symabsorb.scan(folder, activation="relu", theorems=[mine]).render("json"), encoding="utf-8")
+    told = symabsorb.verify(report)
+    assert "its user results: my-bounded" in told.library, told.library
+    assert symabsorb.verify(report, theorems=[mine]).library.endswith("the library the report was proved with")
