@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from itertools import combinations
+from pathlib import Path
 
 import pytest
 import sympy as sp
@@ -17,7 +18,7 @@ from symabsorb.model.block import Block, Skip
 from symabsorb.theory.derivation import Verdict, Witness
 from symabsorb.theory.skips import skip_matrix
 from symabsorb.weights.witness import flip_witness, max_relative_error
-from tests.helpers import decide_block, prove
+from tests.helpers import decide_block, prove, run_cli
 
 SKIPS = {
     "identity": Skip("identity"),
@@ -150,3 +151,21 @@ def test_linear_activation_witness_of_l_linear(c: sp.Expr, skip: str) -> None:
     new_up = sp.ImmutableMatrix(sp.Matrix.vstack(sp.eye(d), sp.zeros(m - d, d)))
     new_down = sp.ImmutableMatrix(sp.Matrix.hstack(a / c, sp.zeros(d, m - d)))
     assert max_relative_error(block, Witness((), new_up, new_down), points=200, seed=2) < 1e-10
+
+
+def test_a_stack_of_post_ln_blocks_is_never_an_internal_error(tmp_path: Path) -> None:
+    """The composition of block witnesses is checked numerically on bare blocks; with a normalisation in the
+    stack that check rejected a sound composition as an internal error (exit 3, the whole report lost: the
+    differential referee of issue 27). No composition is claimed there; each block keeps its own verdict."""
+    spec = tmp_path / "s.absorb"
+    spec.write_text("""block b { activation: relu dim: 3 width: 4 skip: identity norm: post-ln
+  W_up: [[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 0]]
+  W_down: [[0, 2, -1, 1/5], [1, 1, -1, 2/5], [1, 2, -2, 3/5]] }
+absorb b
+stack s = [b, b]
+absorb s
+""", encoding="utf-8")
+    code, out, err, _ = run_cli("prove", str(spec))
+    assert code != 3, err
+    block, stack = (line.split() for line in out.splitlines() if line.startswith("absorb"))
+    assert block[2] == "absorbable" and stack[2] in ("open", "absorbable"), out
