@@ -392,10 +392,26 @@ def _verify(report: Path, weights_dir: Path | None) -> VerifyOutcome:
     return out
 
 
+def _for_all_weights(block: Any, verdict: str) -> str | None:
+    """The claimed verdict re-derived for arbitrary weights of the block's sizes (its question unchanged: biases,
+    normalisation): when the library proves it for all weights, the weights need no certificate (the trivial
+    answers: no skip, a zero skip). None otherwise."""
+    from ..theory.derivation import Scope
+
+    derivation = in_force().prove(replace(block, weights=None, w_up=None, w_down=None, w_gate=None))
+    if derivation.verdict.value == verdict and str(derivation.scope) == str(Scope.ALL):
+        return (f"re-derived for arbitrary weights: {verdict} by {derivation.decided_by or 'no result'} "
+                f"({derivation.scope}), so these weights need no certificate")
+    return None
+
+
 def _check_file_query(d: dict[str, Any], block: Any, verdict: str, root: Path) -> str | None:
     raw_cert = d.get("certificate")
     if raw_cert is None:
         if verdict in ("absorbable", "not-absorbable"):
+            holds = _for_all_weights(block, verdict)
+            if holds is not None:
+                return holds
             raise CertificateError("a verdict on file weights without its certificate")
         return None
     if not isinstance(raw_cert, dict):

@@ -186,3 +186,25 @@ def test_names_from_the_report_reach_the_terminal_without_control_characters(
     forged["queries"][0]["derivation"]["certificate"]["weights"]["file"] = "\x1b[2J\x9b2Jr.npz"
     code, text = _verify(_write(report.with_name("esc.json"), forged))
     assert code == 1 and not any(c in text for c in "\x1b\x07\x9b\u202e")
+
+
+def test_a_verdict_for_all_weights_needs_no_certificate_and_a_forged_one_still_fails(tmp_path: Path) -> None:
+    """A file block with no skip is absorbable for every weights (trivial-no-skip): verify re-derives that
+    and passes it (it said FAILED: 'without its certificate', a referee's finding); a forged verdict, or an
+    identity skip claimed absorbable without a certificate, still fails."""
+    import json
+
+    np = require_module("numpy", "weights")
+    np.savez(tmp_path / "w.npz", W_up=np.ones((3, 2)), W_down=np.ones((2, 3)))
+    for skip, claim, ok in (("none", None, True), ("none", "not-absorbable", False), ("identity", "absorbable", False)):
+        spec = tmp_path / f"{skip}.absorb"
+        spec.write_text(f'block b {{ activation: relu  skip: {skip}  weights: "w.npz" }}\nabsorb b\n', encoding="utf-8")
+        report = tmp_path / f"{skip}-{claim}.json"
+        code, _, err, _ = run_cli("prove", str(spec), "-o", str(report))
+        assert code in (0, 1), err
+        if claim is not None:
+            data = json.loads(report.read_text(encoding="utf-8"))
+            data["queries"][0]["derivation"].update(verdict=claim, certificate=None)
+            report.write_text(json.dumps(data), encoding="utf-8")
+        code, out, err, _ = run_cli("verify", str(report))
+        assert (code == 0) is ok and (("OK" in out) is ok), (skip, claim, out, err)
