@@ -496,10 +496,9 @@ class Scan(_Renderable):
             return render_scan_table(self.layers, self.skipped, key)
         fmt = _check_format(fmt, fragment, color, width, choices=("json", "terminal", "text"))
         if fmt == "json":
+            from . import __version__
             from .explore.scan import verify_view
             from .report.escape import json_safe
-
-            from . import __version__
 
             data: dict[str, Any] = {"layers": list(self.layers), "skipped": [list(s) for s in self.skipped]}
             if self.library:  # which library decided the layers: verify compares it with its own
