@@ -103,7 +103,7 @@ class Session:
     def decide_file(self, block: Block, base_dir: str | Path | None = None, query: str = "") -> FileDecision:
         """Read ``block``'s weights file (from ``base_dir``, else the session's), prove the block once
         with the file's sizes, refine the proof for the file's weights."""
-        fb = load_file_block(block, Path(base_dir if base_dir is not None else self.base_dir or "."))
+        fb = load_file_block(block, _weights_dir(block, base_dir if base_dir is not None else self.base_dir or "."))
         return refine_file(_derive(fb.concrete, self.library, query, self.budget), fb, self.library)
 
     def decide(self, target: Block | Stack, query: str = "", *, fd: bool = True) -> Derivation:
@@ -232,6 +232,15 @@ class Session:
             progress(total, total, "")
         name = os.path.basename(spec.path)
         return Report(f"symabsorb report: {name}", spec.path, text, tuple(answers), self.library)
+
+
+def _weights_dir(block: Block, default: str | Path) -> Path:
+    """Where ``block``'s ``weights:`` file is named relative to: the directory of the spec file that declares it
+    (an imported file's own directory, as its imports are), else ``default`` (spec text, API arrays)."""
+    span = block.weights.span if block.weights is not None else None
+    if span is not None and span.file and not span.file.startswith("<"):
+        return Path(span.file).parent
+    return Path(default)
 
 
 _IN_FORCE: ContextVar[Session | None] = ContextVar("symabsorb_session", default=None)

@@ -161,3 +161,19 @@ def test_a_scan_json_says_which_library_decided_it(tmp_path: Path) -> None:
     told = symabsorb.verify(report)
     assert "its user results: my-bounded" in told.library, told.library
     assert symabsorb.verify(report, theorems=[mine]).library.endswith("the library the report was proved with")
+
+
+def test_an_imported_blocks_weights_are_read_beside_the_file_that_declares_them(tmp_path: Path) -> None:
+    """`weights: "w.npz"` in an imported file names the file beside that file, as its own imports are named;
+    with a same-named file beside the top spec, the top one was decided silently (a referee's finding)."""
+    np = require_module("numpy", "weights")
+    (tmp_path / "sub").mkdir()
+    np.savez(tmp_path / "sub" / "w.npz", W_up=np.array([[1.0, 0], [0, 1], [1, 1]]),
+             W_down=np.array([[-1.0, 0, 1], [0, -1, 1]]))  # planted: absorbable by a flip
+    np.savez(tmp_path / "w.npz", W_up=np.array([[1.0, 2], [3, 1], [1, 5]]), W_down=np.array([[1.0, 7, 1], [2, -1, 3]]))
+    (tmp_path / "sub" / "blocks.absorb").write_text('block b { activation: relu  weights: "w.npz" }\n', encoding="utf-8")
+    top = tmp_path / "top.absorb"
+    top.write_text('import "sub/blocks.absorb"\nabsorb b\n', encoding="utf-8")
+    assert symabsorb.prove(top).verdicts == {"absorb b": "absorbable"}
+    (tmp_path / "own.absorb").write_text('block b { activation: relu  weights: "w.npz" }\nabsorb b\n', encoding="utf-8")
+    assert symabsorb.prove(tmp_path / "own.absorb").verdicts == {"absorb b": "not-absorbable"}
