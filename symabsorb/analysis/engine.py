@@ -174,7 +174,9 @@ def linear_constant(expr: sp.Expr) -> tuple[Evidence, sp.Expr | None]:
             f"σ(z)/z ∈ {pts[2]} at z = {pts[0]} and ∈ {pts[3]} at z = {pts[1]} (disjoint rigorous enclosures), "
             "so σ is not c·z")), None
     if form is not None and form.is_single and prove_zero(expr.xreplace({Z: sp.S.Zero})):
-        c = simplified(expr / Z)
+        # the one piece is σ on all of R (the normal form keeps a breakpoint with a value of its own as a
+        # piece): relu(z) - relu(-z) is the piece z, whose quotient simplifies where Max(..)/z does not
+        c = simplified(form.pieces[0].expr / Z)
         if is_free_of_z(c):
             return proved(Stage.SYMBOLIC, Step("σ(0) = 0 and σ(z)/z simplifies to a constant", sp.Eq(
                 label("c", "c"), c, evaluate=False))), c

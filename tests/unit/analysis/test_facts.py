@@ -229,3 +229,21 @@ def test_erfc_is_rewritten_for_identities() -> None:
     assert prove_zero(sp.erf(Z) + sp.erfc(Z) - 1)
     assert prove_zero(sp.erfc(-Z) - 2 + sp.erfc(Z))
     assert api.classify("z*(erf(z)+erfc(z))").derivation.decided_by == "L-linear"  # σ = z
+
+
+def test_a_piecewise_expression_that_is_cz_on_all_of_r_is_linear() -> None:
+    """relu(z) − relu(−z) is z: its normal form is one piece, and the quotient of that piece decides (a new
+    user saw `open`, with 'σ(z)/z did not simplify' next to facts proving a degree-1 polynomial). A breakpoint
+    with a value of its own is another piece, and the function is then not c·z."""
+    from symabsorb.analysis.engine import linear_constant
+    from symabsorb.analysis.facts import Status
+    from symabsorb.model import activation_from_text
+
+    ev, c = linear_constant(activation_from_text("relu(z) - relu(-z)").expr)
+    assert ev.status is Status.PROVED and c == 1
+    ev, c = linear_constant(activation_from_text("2*relu(z) - 2*relu(-z)").expr)
+    assert ev.status is Status.PROVED and c == 2
+    ev, _ = linear_constant(activation_from_text("if z >= 0 and z <= 0 then 1 else z").expr)
+    assert ev.status is not Status.PROVED
+    ev, _ = linear_constant(activation_from_text("relu(z) + relu(-z)").expr)
+    assert ev.status is Status.REFUTED
