@@ -280,6 +280,13 @@ def blocking_reason(d: Derivation) -> tuple[str, list[str]] | None:
     return best if best is not None and len(best[1]) >= 2 else None
 
 
+def open_problem(d: Derivation, library: Library) -> Any:
+    """The open problem (a result of kind ``open-problem``) an open answer is filed under, or None: a reader is
+    told first that the question is open in the mathematics, not only that some hypothesis failed here."""
+    r = library.results.get(d.decided_by or "") if d.verdict is Verdict.OPEN else None
+    return r if r is not None and r.kind == "open-problem" else None
+
+
 def has_index_set(d: Any) -> bool:
     """Whether a derivation's condition is about an index set ``S`` (``W_down[:,S] W_up[S,:] = T``)."""
     return "S]" in (getattr(d, "condition_plain", None) or "") or "[S," in (getattr(d, "condition_plain", None) or "")

@@ -21,6 +21,7 @@ from .common import (
     cited_and_tried,
     facts_rows,
     has_index_set,
+    open_problem,
     shown_source,
     summary_rows,
     text_pieces,
@@ -175,8 +176,13 @@ class HtmlRenderer:
                          f"(<em>{escape(shown_source(r))}</em>)")
         parts.append("</p>")
         blocker = blocking_reason(d) if d.verdict.value == "open" else None
+        problem = open_problem(d, self.library)
+        if problem is not None:
+            parts.append(f'<p><strong>Open problem:</strong> <a class="cite" href="#ref-{escape(problem.id)}">'
+                         f"{escape(problem.label)}</a>: {escape(problem.title)}.</p>")
         if blocker:
-            parts.append(f"<p><strong>Blocked by:</strong> {self.text(blocker[0])}, a hypothesis of " + ", ".join(
+            parts.append(f"<p><strong>{'Other results need' if problem is not None else 'Blocked by'}:</strong> "
+                         f"{self.text(blocker[0])}, a hypothesis of " + ", ".join(
                 f'<a class="cite" href="#ref-{escape(rid)}">{escape(self.library.results[rid].label)}</a>'
                 for rid in blocker[1]) + ".</p>")
         if d.condition:

@@ -25,6 +25,7 @@ from .common import (
     facts_rows,
     has_index_set,
     node_id,
+    open_problem,
     shown_source,
     summary_rows,
     text_pieces,
@@ -433,8 +434,12 @@ class LatexRenderer:
             head += f", decided by {self.cite(d.decided_by)}, \\emph{{{escape_text(source)}}}"
         lines = [head + ".", ""]
         blocker = blocking_reason(d) if d.verdict.value == "open" else None
+        problem = open_problem(d, self.library)
+        if problem is not None:
+            lines += [f"\\textbf{{Open problem:}} {self.cite(problem.id)}: {latex_prose(problem.title)}.", ""]
         if blocker:
-            lines += [f"\\textbf{{Blocked by:}} {self.text(blocker[0])}, a hypothesis of "
+            lines += [f"\\textbf{{{'Other results need' if problem is not None else 'Blocked by'}:}} "
+                      f"{self.text(blocker[0])}, a hypothesis of "
                       + ", ".join(self.cite(rid) for rid in blocker[1]) + ".", ""]
         if d.condition:
             some_s = " for some index set $S$" if has_index_set(d) else ""

@@ -22,6 +22,7 @@ from .common import (
     facts_rows,
     has_index_set,
     node_id,
+    open_problem,
     shown_source,
     summary_rows,
     text_pieces,
@@ -118,8 +119,13 @@ class MarkdownRenderer:
             by = f" — decided by [{markdown_text(r.label)}](#ref-{r.id}) (*{markdown_text(shown_source(r))}*)"
         lines = [f"**Verdict: {markdown_text(verdict_word(node))}** (scope: {markdown_text(node.scope)}){by}.", ""]
         blocker = blocking_reason(node) if node.verdict.value == "open" else None
+        problem = open_problem(node, self.library)
+        if problem is not None:
+            lines += [f"**Open problem:** [{markdown_text(problem.label)}](#ref-{problem.id}): "
+                      f"{markdown_text(problem.title)}.", ""]
         if blocker:
-            lines += [f"**Blocked by:** {self.cite(blocker[0])}, a hypothesis of " + ", ".join(
+            lines += [f"**{'Other results need' if problem is not None else 'Blocked by'}:** {self.cite(blocker[0])}, "
+                      "a hypothesis of " + ", ".join(
                 f"[{markdown_text(self.library.results[rid].label)}](#ref-{rid})" for rid in blocker[1]) + ".", ""]
         if node.condition:
             some_s = " for some index set $S$" if has_index_set(node) else ""

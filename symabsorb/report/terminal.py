@@ -23,6 +23,7 @@ from .common import (
     blocking_reason,
     facts_rows,
     has_index_set,
+    open_problem,
     shown_source,
     text_pieces,
     verdict_class,
@@ -87,7 +88,10 @@ def _detail(d: Derivation, library: Library) -> str:
     elif d.verdict is Verdict.OPEN:
         undecided = [c for c in d.candidates if c.state is NodeState.UNDECIDED]
         blocker = blocking_reason(d)  # lead with what blocks, not with a result that happens to be undecided
-        detail = "no result applies" + (f": {blocker[0]} ({len(blocker[1])} results need it)" if blocker else "") + (
+        problem = open_problem(d, library)  # an open problem of the mathematics leads, before any local hypothesis
+        head = f"an open problem ({problem.title})" if problem is not None else "no result applies"
+        detail = head + (f"{'; other results need' if problem is not None else ':'} {blocker[0]} "
+                         f"({len(blocker[1])} results need it)" if blocker else "") + (
             f"; undecided: {library.results[undecided[0].id].label} ({undecided[0].reason})" if undecided else "")
     else:
         detail = f"{VERDICT_TEXT[d.verdict]} for {d.scope}"

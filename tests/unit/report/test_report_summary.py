@@ -137,3 +137,18 @@ def test_latex_report_builds_and_page_one_is_the_summary(tmp_path: Path) -> None
     log = (tmp_path / "paper.log").read_text(errors="replace")
     overfull = [float(x) for x in re.findall(r"Overfull \\hbox \(([0-9.]+)pt too wide\)", log)]
     assert all(w < 1 for w in overfull), overfull
+
+
+def test_an_open_problem_leads_before_any_local_hypothesis() -> None:
+    """An open deep stack is filed under the paper's open problem: every format says so first, and the
+    hypothesis other results needed follows as such (a new user read 'Blocked by: d = 2 ≠ 1' as if choosing d
+    would settle it)."""
+    import symabsorb
+
+    report = symabsorb.prove(EXAMPLES / "depth.absorb", keyword="e4")
+    terminal = report.render("text")
+    assert "an open problem (Deep ReLU/GELU stacks with generic weights); other results need" in terminal
+    for fmt, open_line in (("md", "**Open problem:**"), ("html", "<strong>Open problem:</strong>"),
+                           ("tex", "\\textbf{Open problem:}")):
+        text = report.render(fmt)
+        assert open_line in text and "Blocked by" not in text and text.index(open_line) < text.index("Other results need")
