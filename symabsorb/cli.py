@@ -346,7 +346,13 @@ def _report_paths(args: argparse.Namespace, specs: Sequence[str], fmt: str) -> d
         return {specs[0]: Path(args.output)}
     directory = Path(args.output)
     if not directory.is_dir():
-        raise UsageError(f"-o {args.output}: the directory `{directory}` does not exist (create it first)")
+        if directory.exists():
+            raise UsageError(f"-o {args.output}: `{directory}` exists and is not a directory")
+        try:  # `-o reports/` names a directory: made, as `make`'s users expect (its parent must exist)
+            directory.mkdir()
+        except OSError as err:
+            raise UsageError(f"-o {args.output}: cannot create the directory `{directory}` "
+                             f"({err.strerror}); create it first") from None
     ext = {"md": "md", "html": "html", "tex": "tex", "json": "json", "text": "txt", "terminal": "txt"}[fmt]
     out: dict[str, Path] = {}
     for spec in specs:

@@ -72,3 +72,17 @@ def test_gpt2_conv1d_names_get_transpose_first(tmp_path: Path) -> None:
                                                              'down: "c_proj.weight" transpose: true'), encoding="utf-8")
     code, _, err, _ = run_cli("prove", str(spec))
     assert code in (0, 1), err
+
+
+def test_prove_o_dir_slash_makes_the_directory(tmp_path: Path) -> None:
+    """`-o reports/` names a directory (the help says so): it is made when missing (a new user's report: it
+    asked to create it first); its parent must exist, and a file of that name is refused."""
+    spec = tmp_path / "p.absorb"
+    spec.write_text((EXAMPLES / "paper.absorb").read_text(encoding="utf-8"), encoding="utf-8")
+    code, _, err, _ = run_cli("prove", str(spec), "-o", str(tmp_path / "reports") + "/")
+    assert code == 0 and (tmp_path / "reports" / "p.md").is_file(), err
+    code, _, err, _ = run_cli("prove", str(spec), "-o", str(tmp_path / "a" / "b") + "/")
+    assert code == 2 and "cannot create the directory" in err
+    (tmp_path / "file").write_text("", encoding="utf-8")
+    code, _, err, _ = run_cli("prove", str(spec), "-o", str(tmp_path / "file") + "/")
+    assert code == 2 and "not a directory" in err, err
