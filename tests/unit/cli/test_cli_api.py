@@ -177,8 +177,8 @@ def test_several_specs_with_o_dir_write_one_report_each(spec: Path, tmp_path: Pa
     assert code == 0 and json.loads((out_dir / "other.json").read_text(encoding="utf-8"))["queries"]
     code, _, err, _ = run_cli("prove", str(spec), str(other), "-o", str(tmp_path / "one.md"), "--no-cache")
     assert code == 2 and "give a directory (-o DIR/)" in err
-    code, _, err, _ = run_cli("prove", str(spec), "-o", str(tmp_path / "missing") + "/", "--no-cache")
-    assert code == 2 and "does not exist" in err
+    code, _, err, _ = run_cli("prove", str(spec), "-o", str(tmp_path / "missing" / "deeper") + "/", "--no-cache")
+    assert code == 2 and "cannot create the directory" in err  # `-o DIR/` is made, but only inside an existing one
     twin = tmp_path / "sub"
     twin.mkdir()
     (twin / "nets.absorb").write_text("classify tanh\n", encoding="utf-8")
