@@ -18,7 +18,8 @@ from .formats import RENDERERS, RenderOptions, renderer
 __all__ = ["LEGEND", "render_scan_table", "scan_csv", "scan_latex", "scan_markdown", "scan_rows", "scan_table"]
 
 #: what the distance and bare columns mean (printed under every table)
-LEGEND = ("distance: the certified lower bound on min_S ‖W_down[:,S] W_up[S,:] − T‖_F, T the criterion's "
+LEGEND = ("distance: the certified lower bound on min_S ‖W_down[:,S] W_up[S,:] − T‖_F (for a post-LN layer "
+          "‖P W_down[:,S] W_up[S,:] − T‖_F, P = I − 11ᵀ/d: the question Lemma PN reduces it to), T the criterion's "
           "target for the layer as used (from its certificate, checked in exact arithmetic); dist/√d: that "
           "bound divided by √d; —: absorbable, or no certificate. bare: the verdict for the bare block of "
           "the paper's question, x ↦ x + W_down σ(W_up x) with the same tensors and activation but no biases "

@@ -82,3 +82,11 @@ def test_scan_writes_the_table(tmp_path: Path) -> None:
         assert all(f":{r['layer']}" in text for r in layers) and "bert-base" in text, text
     code, _, err, _ = run_cli("scan", str(tmp_path), "--in-process", "-o", str(tmp_path / "t.xlsx"))
     assert code == 2 and ".md, .tex or .csv" in err
+
+
+def test_the_legend_defines_the_post_ln_distance_as_the_reduced_question() -> None:
+    """A post-LN layer's certificate bounds ‖P W_S − T‖ (Lemma PN), not the bare ‖W_S − T‖ (a new user's
+    report: the legend named only the bare quantity)."""
+    from symabsorb.report.scantable import LEGEND
+
+    assert "post-LN" in LEGEND and "‖P W_down[:,S] W_up[S,:] − T‖_F" in LEGEND
