@@ -619,7 +619,8 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--sizes", type=_sizes, default=((2, 2), (2, 3), (2, 4), (3, 3), (3, 4), (3, 5), (3, 6)),
                     metavar="DxM,...", help="sizes searched for absorbing weights (default: d = 2..3, m = d..2d)")
     ex.add_argument("--starts", type=int, default=6, help="optimisation starts per size (default: 6)")
-    ex.add_argument("--no-evidence", action="store_true", help="skip the search for absorbing weights")
+    ex.add_argument("--no-evidence", action="store_true", help="skip the search for absorbing weights (the spaces' "
+                    "and the depth-2 ReLU/GELU stacks'; --stacks runs the latter anyway)")
     ex.add_argument("--no-stacks", action="store_true", help="skip the depth-2 ReLU/GELU evidence")
     ex.add_argument("--stacks", action="store_true", help="run the depth-2 ReLU/GELU evidence with --space too "
                     "(without --space it runs unless --no-stacks)")
@@ -734,8 +735,9 @@ def cmd_explore(args: argparse.Namespace) -> int:
         raise UsageError(f"the atlas is written as {', '.join(first)} or {last}")
     if args.stacks and args.no_stacks:
         raise UsageError("--stacks and --no-stacks exclude each other")
-    # the stack phase is about ReLU/GELU, not the chosen spaces: with --space only when asked
-    stacks = args.stacks or (not args.space and not args.no_stacks)
+    # the stack phase is about ReLU/GELU, not the chosen spaces: with --space only when asked; it is an
+    # evidence search too, so --no-evidence skips it unless --stacks asks for it
+    stacks = args.stacks or (not args.space and not args.no_stacks and not args.no_evidence)
     start = time.perf_counter()
     runner = _executor(args)
     progress = _phase_progress()

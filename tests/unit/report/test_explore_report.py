@@ -63,3 +63,16 @@ def test_atlas_says_expressions_and_values_in_spec_syntax(tmp_path: Path) -> Non
         assert not sympy_spelling.search(out), (fmt, sympy_spelling.search(out))
         assert "g(0) = e ≠ 0" in out, fmt  # the gate exp(relu(z)) at 0: the number e as the spec writes it
     assert any(c.expr == "exp(max(0, z))" for s in exploration.atlas.spaces for c in s.open_cases)
+
+
+def test_no_evidence_on_the_command_line_skips_the_stack_search_too(tmp_path: Path) -> None:
+    """`explore --no-evidence` ran the depth-2 ReLU/GELU evidence search anyway (69 s for a new user) and then
+    listed evidence settings; it is an evidence search, so it is skipped unless --stacks asks for it."""
+    from tests.helpers import run_cli
+
+    spec = tmp_path / "s.absorb"
+    spec.write_text("space s = { primitives: [abs], size: 1 }\n", encoding="utf-8")
+    code, out, err, _ = run_cli("explore", str(spec), "--no-evidence", "--in-process", "--results", str(tmp_path / "r"))
+    assert code == 0, err
+    atlas = (tmp_path / "r" / "atlas.md").read_text(encoding="utf-8")
+    assert "depth-2 stacks" not in atlas and "evidence sizes" not in atlas and "not run (--no-evidence)" in atlas
