@@ -130,7 +130,8 @@ def test_space_runs_no_stack_phase_unless_asked(tmp_path: Any, monkeypatch: pyte
     base = [str(spec), "--in-process", "--case-budget", "20", "--no-evidence", "--results", str(tmp_path / "r")]
     assert cli.main(["explore", *base, "--space", "s"]) == 0
     assert cli.main(["explore", *base, "--space", "s", "--stacks"]) == 0
-    assert cli.main(["explore", *base]) == 0
+    assert cli.main(["explore", *base]) == 0  # --no-evidence: the stack search is evidence too
     assert cli.main(["explore", *base, "--no-stacks"]) == 0
-    assert seen == [False, True, True, False]
+    assert cli.main(["explore", *(a for a in base if a != "--no-evidence")]) == 0  # no space: stacks by default
+    assert seen == [False, True, False, False, True]
     assert cli.main(["explore", *base, "--stacks", "--no-stacks"]) == 2

@@ -72,7 +72,7 @@ def test_no_evidence_on_the_command_line_skips_the_stack_search_too(tmp_path: Pa
 
     spec = tmp_path / "s.absorb"
     spec.write_text("space s = { primitives: [abs], size: 1 }\n", encoding="utf-8")
-    code, out, err, _ = run_cli("explore", str(spec), "--no-evidence", "--in-process", "--results", str(tmp_path / "r"))
+    code, _, err, _ = run_cli("explore", str(spec), "--no-evidence", "--in-process", "--results", str(tmp_path / "r"))
     assert code == 0, err
     atlas = (tmp_path / "r" / "atlas.md").read_text(encoding="utf-8")
     assert "depth-2 stacks" not in atlas and "evidence sizes" not in atlas and "not run (--no-evidence)" in atlas
