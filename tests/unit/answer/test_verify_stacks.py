@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+import symabsorb
 from symabsorb.theory.derivation import Verdict
 from tests.helpers import ROOT
 
@@ -234,3 +235,30 @@ def test_a_composed_theorem_d_witness_verifies(tmp_path: Path) -> None:
     data["queries"][0]["derivation"]["witness"]["layers"][1]["W_down"][1][2] = "-2"
     out.write_text(json.dumps(data), encoding="utf-8")
     assert not verify_report(out)[0].ok
+
+
+def test_the_embedded_spec_is_resolved_once_per_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every stack query of a report shares one resolution of its embedded spec (it was resolved once per stack
+    query: a report with many stacks ran out of verify's budget)."""
+    import symabsorb.model as model
+
+    spec = tmp_path / "s.absorb"
+    spec.write_text("""block a { activation: relu  W_up: [[1]]  W_down: [[-1]] }
+stack s1 = [a, a]
+stack s2 = [a, a, a]
+absorb s1
+absorb s2
+""", encoding="utf-8")
+    report = tmp_path / "r.json"
+    report.write_text(symabsorb.prove(spec).render("json"), encoding="utf-8")
+    calls: list[str] = []
+    real = model.resolve_text
+
+    def counting(text: str, path: str, *args: object, **kwargs: object) -> object:
+        calls.append(path)
+        return real(text, path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(model, "resolve_text", counting)
+    symabsorb.verify(report)
+    stack_resolutions = len(calls)
+    assert stack_resolutions <= 2, calls  # the blocks' resolution and the stacks' one, not one per stack query
