@@ -820,6 +820,13 @@ def cmd_absorb(args: argparse.Namespace) -> int:
     # --budget is the run's (installed by main); the API's per-fact budget is left to the run's share
     result = api.absorb(spec, args.block, budget=None, lib=_library(args), near=args.near)
     sys.stdout.write(result.render(_terminal_format(), color=sys.stdout.isatty(), width=_width()))
+    if result.verdict == "absorbable" and result.witness is None:
+        # absorbable by a result that builds no weights (no skip at all, σ linear, ...): the answer is the one
+        # asked for; only writing weights cannot be done
+        print(f"\n`{args.block}` is absorbable ({result.scope}), by a result that builds no explicit weights: its "
+              "derivation gives the construction" + ("; nothing written" if args.output else ""))
+        _width_hint(args, spec, result.verdict)
+        return EXIT_NEGATIVE if args.output else EXIT_OK
     if result.verdict != "absorbable" or result.witness is None:
         print(f"\nno witness: the verdict for `{args.block}` is {result.verdict}")
         _width_hint(args, spec, result.verdict)

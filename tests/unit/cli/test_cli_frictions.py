@@ -86,3 +86,16 @@ def test_prove_o_dir_slash_makes_the_directory(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("", encoding="utf-8")
     code, _, err, _ = run_cli("prove", str(spec), "-o", str(tmp_path / "file") + "/")
     assert code == 2 and "not a directory" in err, err
+
+
+def test_absorb_of_a_block_absorbable_without_built_weights_answers_as_asked(tmp_path: Path) -> None:
+    """A block with no skip is absorbable for every weights, by a result that builds no weights: `absorb`
+    says so and exits 0 (it said 'no witness' and exited 1, a referee's finding); asked to write weights (-o),
+    it writes nothing and exits 1."""
+    spec = tmp_path / "s.absorb"
+    spec.write_text("block b { activation: relu  skip: none  W_up: [[1, 0], [0, 1], [1, 1]]  "
+                    "W_down: [[1, 0, 1], [0, 1, 1]] }\nabsorb b\n", encoding="utf-8")
+    code, out, err, _ = run_cli("absorb", str(spec), "--block", "b")
+    assert code == 0 and "is absorbable (all weights), by a result that builds no explicit weights" in out, err
+    code, out, _, _ = run_cli("absorb", str(spec), "--block", "b", "-o", str(tmp_path / "w.npz"))
+    assert code == 1 and "nothing written" in out and not (tmp_path / "w.npz").exists()
