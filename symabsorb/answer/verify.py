@@ -241,6 +241,18 @@ def _consistent(verdict: str, cert: Certificate) -> str | None:
     return None
 
 
+def _declared_dir(block: Any, root: Path) -> Path:
+    """Where a block's weights file is named relative to: the directory of the file that declares it, as
+    ``prove`` reads it (an imported file's own directory), when that lies in ``root``; else ``root``
+    (``--weights-dir``: every file is there)."""
+    span = block.weights.span if block.weights is not None else None
+    if span is not None and span.file and not span.file.startswith("<"):
+        declared = Path(span.file).absolute().parent
+        if declared.is_relative_to(root.absolute()):
+            return declared
+    return root
+
+
 def _blocks_of(data: dict[str, Any], report: Path) -> dict[str, Any] | None:
     """The blocks of the report's embedded spec, resolved again as a file beside the report (None:
     no spec text). ``spec.path`` only names it: imports are relative to, and confined to, the
@@ -421,12 +433,12 @@ def _check_file_query(d: dict[str, Any], block: Any, verdict: str, root: Path) -
 
         return check_file_degenerate(d, raw_cert, block, verdict, root)
     _bind(raw_cert.get("weights"), block)
-    with _opened_once(block, root, root):
+    with _opened_once(block, _declared_dir(block, root), root):
         return _check_opened(d, raw_cert, block, verdict, root)
 
 
 def _check_opened(d: dict[str, Any], raw_cert: dict[str, Any], block: Any, verdict: str, root: Path) -> str:
-    loaded = _load_weights(block, root, root, raw_cert["weights"]["sha256"])
+    loaded = _load_weights(block, _declared_dir(block, root), root, raw_cert["weights"]["sha256"])
     up, down = loaded.w_up, loaded.w_down
     m, d_in = int(up.shape[0]), int(up.shape[1])
     _check_sizes(raw_cert, d_in, m)

@@ -192,7 +192,7 @@ def check_file_degenerate(d: dict[str, Any], raw_cert: dict[str, Any], block: An
     from ..theory.hyp_width import line_module
     from ..theory.skips import skip_matrix
     from ..weights.degenerate import _frac_rows, atoms_of, construct, decide_width, file_fractions, sigma_at_zero_sign
-    from .verify import _bind, _load_weights, _opened_once
+    from .verify import _bind, _declared_dir, _load_weights, _opened_once
 
     if verdict not in ("absorbable", "not-absorbable"):
         raise CertificateError(f"a Theorem D certificate backs `absorbable` or `not-absorbable`, not `{verdict}`")
@@ -200,8 +200,9 @@ def check_file_degenerate(d: dict[str, Any], raw_cert: dict[str, Any], block: An
     if not isinstance(weights, dict) or not isinstance(weights.get("sha256"), str):
         raise CertificateError("malformed certificate: no weights file digest")
     _bind(weights, block)
-    with _opened_once(block, root, root):
-        loaded = _load_weights(block, root, root, weights["sha256"])
+    base = _declared_dir(block, root)
+    with _opened_once(block, base, root):
+        loaded = _load_weights(block, base, root, weights["sha256"])
     if loaded.w_gate is not None or is_stream_skip(block.skip):
         raise CertificateError("Theorem D's file procedure covers ungated blocks without Hyper-Connections")
     m, dim = (int(x) for x in loaded.w_up.shape)

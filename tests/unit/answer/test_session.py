@@ -177,3 +177,18 @@ def test_an_imported_blocks_weights_are_read_beside_the_file_that_declares_them(
     assert symabsorb.prove(top).verdicts == {"absorb b": "absorbable"}
     (tmp_path / "own.absorb").write_text('block b { activation: relu  weights: "w.npz" }\nabsorb b\n', encoding="utf-8")
     assert symabsorb.prove(tmp_path / "own.absorb").verdicts == {"absorb b": "not-absorbable"}
+
+
+def test_verify_reads_an_imported_blocks_weights_where_prove_did(tmp_path: Path) -> None:
+    np = require_module("numpy", "weights")
+    (tmp_path / "sub").mkdir()
+    np.savez(tmp_path / "sub" / "w.npz", W_up=np.array([[1.0, 0], [0, 1], [1, 1]]),
+             W_down=np.array([[-1.0, 0, 1], [0, -1, 1]]))
+    np.savez(tmp_path / "w.npz", W_up=np.array([[1.0, 2], [3, 1], [1, 5]]), W_down=np.array([[1.0, 7, 1], [2, -1, 3]]))
+    (tmp_path / "sub" / "blocks.absorb").write_text('block b { activation: relu  weights: "w.npz" }\n', encoding="utf-8")
+    top = tmp_path / "top.absorb"
+    top.write_text('import "sub/blocks.absorb"\nabsorb b\n', encoding="utf-8")
+    report = tmp_path / "r.json"
+    report.write_text(symabsorb.prove(top).render("json"), encoding="utf-8")
+    checked = symabsorb.verify(report)
+    assert checked.ok and checked.checks[0].verdict == "absorbable", checked.render("text")
