@@ -356,15 +356,19 @@ def _read_report(report: Path) -> dict[str, Any]:
 def _verify(report: Path, weights_dir: Path | None) -> VerifyOutcome:
     data = _read_report(report)
     root = (weights_dir if weights_dir is not None else report.absolute().parent).resolve()
+    # the embedded spec is resolved as a file beside the report, or, with --weights-dir, in that directory
+    # (its weights files are named relative to it: the weights are there)
+    anchor = weights_dir / report.name if weights_dir is not None else report
     try:
-        blocks = _blocks_of(data, report)
+        blocks = _blocks_of(data, anchor)
     except BudgetExhausted:
         raise
     except SymabsorbError as err:
         raise SpecValueError(f"the spec embedded in `{report}` does not resolve: {str(err).splitlines()[0]}", None,
                              "a spec that does not resolve", "verify re-derives each question from the spec",
                              "positions are in the report's embedded spec (`spec.text`), resolved as if it were a "
-                             "file beside the report (no such file is needed); for weights files outside the report's "
+                             "file beside the report (no such file is needed); for weights files in another directory, pass "
+                             "--weights-dir DIR (the spec is then resolved there); for weights files outside the report's "
                              "directory, write the report in (or above) their directory, or pass --allow-outside") from None
     if blocks is None:
         raise SpecValueError(f"`{report}` embeds no spec text", None, "no `spec.text`",
@@ -387,7 +391,7 @@ def _verify(report: Path, weights_dir: Path | None) -> VerifyOutcome:
             elif block is None:  # a stack: Theorem FD certificates, Theorem 1D / FA witnesses (MATH Part III)
                 from .verify_stack import check_stack_query
 
-                checked = check_stack_query(data, q, report)
+                checked = check_stack_query(data, q, anchor)
             else:
                 checked = None
             if checked is None:

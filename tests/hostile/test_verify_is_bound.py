@@ -208,3 +208,22 @@ def test_a_verdict_for_all_weights_needs_no_certificate_and_a_forged_one_still_f
             report.write_text(json.dumps(data), encoding="utf-8")
         code, out, err, _ = run_cli("verify", str(report))
         assert (code == 0) is ok and (("OK" in out) is ok), (skip, claim, out, err)
+
+
+def test_weights_dir_is_where_the_embedded_spec_is_resolved(tmp_path: Path) -> None:
+    """`verify --weights-dir DIR` resolves the embedded spec in DIR, so its weights files are found there (the
+    spec failed to resolve beside the report first, and the option had no effect: a referee's finding)."""
+    np = require_module("numpy", "weights")
+    weights, reports = tmp_path / "weights", tmp_path / "reports"
+    weights.mkdir()
+    reports.mkdir()
+    np.savez(weights / "p.npz", W_up=np.array([[1.0, 0], [0, 1], [1, 1]]), W_down=np.array([[-1.0, 0, 1], [0, -1, 1]]))
+    spec = weights / "c.absorb"
+    spec.write_text('block c { activation: relu  weights: "p.npz" }\nabsorb c\n', encoding="utf-8")
+    report = reports / "c.json"
+    code, _, err, _ = run_cli("prove", str(spec), "-o", str(report))
+    assert code == 0, err
+    code, _, err, _ = run_cli("verify", str(report))
+    assert code == 2 and "--weights-dir DIR" in err, err
+    code, out, err, _ = run_cli("verify", str(report), "--weights-dir", str(weights))
+    assert code == 0 and out.startswith("OK"), (out, err)
