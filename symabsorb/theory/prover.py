@@ -166,7 +166,10 @@ def _describe_block(block: Block) -> DerivationStep:
 def _describe_stack(stack: Stack) -> DerivationStep:
     names = ", ".join(f"`{b.name}`" for b in stack.blocks)
     rep = "" if stack.repeat == 1 else f" repeated ${sp.latex(stack.repeat)}$ times"
-    text = (f"Stack `{stack.name}`: the composition of {names}{rep} (depth $L = {sp.latex(stack.depth)}$); "
+    # a symbolic depth is named, not equated with itself ("depth $L = L$")
+    depth = "depth $L$" if isinstance(stack.depth, sp.Symbol) and stack.depth.name == "L" else \
+        f"depth $L = {sp.latex(stack.depth)}$"
+    text = (f"Stack `{stack.name}`: the composition of {names}{rep} ({depth}); "
             "it is compared with compositions of residual-free blocks of the same kinds and widths.")
     if not all(b.question.bare for b in stack.blocks):
         text += f" The question answered: {setting_text(b.question for b in stack.blocks)}."

@@ -242,3 +242,13 @@ def test_parameter_constraints_are_used() -> None:
     above_one, positive = (classify(q.target) for q in spec.queries)
     assert (above_one.verdict, above_one.decided_by) == (Verdict.IMPOSSIBLE, "prop5")
     assert positive.verdict is Verdict.OPEN
+
+
+def test_a_symbolic_depth_is_named_not_equated_with_itself() -> None:
+    """'depth $L = L$' (a new user's report) reads 'depth $L$'; a numeric depth keeps its value."""
+    from symabsorb.model import resolve_text
+
+    spec = resolve_text("block a { activation: relu }\nstack s = a ^ L\nstack t = a ^ 3\nabsorb s\nabsorb t\n", "d.absorb")
+    symbolic, numeric = (prove(q.target).steps[0].text for q in spec.queries)
+    assert "(depth $L$)" in symbolic and "L = L" not in symbolic
+    assert "(depth $L = 3$)" in numeric
