@@ -263,9 +263,11 @@ def facts(expr: str | AnyActivation, gated: bool = False, *, order: int = 8,
     from .errors import bad_argument, check_type
 
     act = _activation(expr, gated)
-    check_type("order", order, int, "a Taylor order (an int from 1 to 40)")
-    if not 1 <= order <= 40:
-        raise bad_argument('order', order, "expected a Taylor order from 1 to 40")
+    from .model.resolve import MAX_SERIES_ORDER  # the bound a spec's `series ... order N` has: one bound
+
+    check_type("order", order, int, f"a Taylor order (an int from 1 to {MAX_SERIES_ORDER})")
+    if not 1 <= order <= MAX_SERIES_ORDER:
+        raise bad_argument('order', order, f"expected a Taylor order from 1 to {MAX_SERIES_ORDER}")
     f = analyze(act, order=order, budget=_check_budget(budget))
     text = expr if isinstance(expr, str) else act.name
     return Result(QueryAnswer(f"facts {text}", "facts", facts=f, activation=act, order=order), library())

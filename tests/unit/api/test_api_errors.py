@@ -69,3 +69,15 @@ def test_exit_codes_come_from_the_error_class(monkeypatch: pytest.MonkeyPatch) -
     assert code == 3, (code, out, err)
     assert "internal error: the witness failed its numeric check" in err and "Traceback" not in err
     assert "a bug in symabsorb" in err
+
+
+def test_facts_order_has_the_bound_a_specs_series_query_has() -> None:
+    """`facts --order` stopped at 40 while a spec's `series ... order N` allows 60 (a new user's report): one
+    bound, the spec's."""
+    import symabsorb
+    from symabsorb.errors import ArgumentError
+    from symabsorb.model.resolve import MAX_SERIES_ORDER
+
+    assert symabsorb.facts("z^2", order=MAX_SERIES_ORDER).answer.order == MAX_SERIES_ORDER
+    with pytest.raises(ArgumentError, match=f"from 1 to {MAX_SERIES_ORDER}"):
+        symabsorb.facts("z^2", order=MAX_SERIES_ORDER + 1)
