@@ -92,6 +92,15 @@ def _reason(e: sp.Basic, z: sp.Symbol) -> str | None:
         if exp.is_Integer and exp >= 0:
             return None
         if exp.is_Integer:
+            if not base.has(z):  # a constant base: the exact sign decision (a hidden zero is 0: a pole)
+                from .identity import exact_zero
+
+                zero = exact_zero(base)
+                if zero is False:
+                    return None
+                if zero is True:
+                    return f"{sp.sstr(base)} is 0 (exactly): σ has a pole"
+                return f"{sp.sstr(base)} is not proved nonzero: σ may have a pole"
             if base.is_nonzero is True or (z is Z and proved_nonzero_on_reals(base)):
                 return None
             root = first_real_root(base) if z is Z else None

@@ -83,11 +83,13 @@ def _ge(a: Any, b: Any) -> bool | None:
 
 
 def _eq(a: Any, b: Any) -> bool | None:
+    """Whether two sizes are equal, by the exact sign decision on each form of their difference."""
+    from ..analysis.identity import exact_zero
+
     for diff in _forms(as_expr(a) - as_expr(b)):
-        if diff.is_zero:
-            return True
-        if diff.is_nonzero:
-            return False
+        decided = exact_zero(diff)
+        if decided is not None:
+            return decided
     return None
 
 

@@ -41,6 +41,12 @@ def _matrix_is_zero(m: sp.MatrixBase) -> bool | None:
     return None
 
 
+def _kept(x: sp.Expr) -> bool:
+    """Whether an entry of M is listed among its nonzero entries: left out only when proved 0 by the exact sign
+    decision (a hidden zero such as ``cosh(1)**2 - sinh(1)**2 - 1`` is 0; an undecided entry stays)."""
+    return exact_zero(x) is not True
+
+
 def _negated(v: bool | None) -> bool | None:
     return None if v is None else not v
 
@@ -95,11 +101,11 @@ class SkipKind:
         s = self.scale(skip)
         if s is not None:
             s = s if isinstance(s, sp.Basic) else sp.Rational(s or 0)
-            return ({(i, i): s for i in range(dim)} if s != 0 else {}), dim
+            return ({(i, i): s for i in range(dim)} if _kept(s) else {}), dim
         m = self.matrix(skip, dim)
         if m is None:
             return None
-        return {(i, k): m[i, k] for i in range(m.rows) for k in range(m.cols) if m[i, k] != 0}, m.rows
+        return {(i, k): m[i, k] for i in range(m.rows) for k in range(m.cols) if _kept(m[i, k])}, m.rows
 
     def vanishes(self, skip: Skip, dim: int | sp.Expr | None = None) -> bool | None:
         """Whether M = 0, exactly (None: undecided)."""
@@ -313,7 +319,7 @@ class MatrixKind(SkipKind):
     def entries(self, skip: Skip, dim: int) -> tuple[dict[tuple[int, int], Any], int] | None:
         a = skip.matrix
         assert a is not None
-        return {(i, k): a[i, k] for i in range(a.rows) for k in range(a.cols) if a[i, k] != 0}, a.rows
+        return {(i, k): a[i, k] for i in range(a.rows) for k in range(a.cols) if _kept(a[i, k])}, a.rows
 
     def post_ln(self, skip: Skip, d: int) -> Skip | str:
         assert skip.matrix is not None
@@ -358,7 +364,7 @@ class HyperKind(MatrixKind):
         a = skip.matrix
         assert a is not None
         n = a.rows
-        return ({(p * dim + i, q * dim + i): a[p, q] for p in range(n) for q in range(n) if a[p, q] != 0
+        return ({(p * dim + i, q * dim + i): a[p, q] for p in range(n) for q in range(n) if _kept(a[p, q])
                  for i in range(dim)}, n * dim)
 
     def post_ln(self, skip: Skip, d: int) -> Skip | str:

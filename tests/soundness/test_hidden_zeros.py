@@ -373,3 +373,39 @@ def test_hidden_zero_in_the_activation_of_a_weights_file(tmp_path: Path) -> None
             for text in mutants(body, h, "exp(z)")[:4]:
                 got = symabsorb.decide(text, file=path).verdict
                 assert got in (base, "open"), f"{name} written as {text}: {got!r}, plainly {base!r}"
+
+
+def test_new_proofs_of_this_change_meet_hidden_zeros_and_near_misses() -> None:
+    """Each 'proved' the one-door change added, against the input that would make it false.
+
+    * a piecewise σ proved c·z from its single piece: a tiny nonzero kink (10^-30·relu) is not linear, a
+      hidden-zero kink is (it folds to 0), a breakpoint with its own value is not;
+    * a skip kind's zero/invertible/rank decided from its scale: a hidden-zero scale is 0, a hidden-one scale is
+      invertible, and a hidden-zero entry of a matrix skip is left out of its nonzero entries;
+    * a constant base of a negative power: a hidden zero is a pole, stated exactly."""
+    import sympy as sp
+
+    from symabsorb.analysis.engine import linear_constant
+    from symabsorb.analysis.facts import Status
+    from symabsorb.analysis.realness import not_proved_real
+    from symabsorb.model import activation_from_text
+    from symabsorb.model.block import Block, Skip
+    from symabsorb.model.functions import Z
+    from symabsorb.theory.skips import skip_entries, skip_invertible, skip_is_zero, skip_rank
+
+    hidden = sp.cosh(1) ** 2 - sp.sinh(1) ** 2 - 1
+    tiny, _ = linear_constant(activation_from_text("relu(z) - relu(-z) + relu(z)/10^30").expr)
+    assert tiny.status is not Status.PROVED
+    ev, c = linear_constant(activation_from_text("relu(z) - relu(-z) + (cosh(1)^2 - sinh(1)^2 - 1)*relu(z)").expr)
+    assert ev.status is not Status.REFUTED and (ev.status is not Status.PROVED or c == 1)
+
+    zero = Skip("scaled", factor=hidden)
+    one = Skip("scaled", factor=hidden + 1)
+    assert skip_is_zero(zero) is True and skip_invertible(zero) is False and skip_invertible(one) is True
+    relu = activation_from_text("relu")
+    assert skip_rank(Block("b", relu, 3, 3, zero)) == (0, "M = 0")
+    matrix = Skip("matrix", matrix=sp.ImmutableMatrix([[1, hidden], [0, 1]]))
+    entries, size = skip_entries(Block("b", relu, 2, 2, matrix))  # type: ignore[misc]
+    assert size == 2 and set(entries) == {(0, 0), (1, 1)}
+
+    assert not_proved_real(Z + 1 / hidden) is not None  # 1/0: a pole, never "real and finite"

@@ -169,3 +169,19 @@ absorb s
     assert code != 3, err
     block, stack = (line.split() for line in out.splitlines() if line.startswith("absorb"))
     assert block[2] == "absorbable" and stack[2] in ("open", "absorbable"), out
+
+
+def test_a_piecewise_linear_sigma_is_absorbable_only_where_l_linear_is_stated() -> None:
+    """relu(z) − relu(−z) is z, so L-linear applies to the bare block (and, by Lemma PN, to the post-LN one);
+    with biases (outside L-linear's setting) or as a gate (L-linear needs an ungated block) its verdict must
+    not be given."""
+    import symabsorb
+
+    spec = symabsorb.load("activation lin(z) = relu(z) - relu(-z)\n"
+                          "block b { activation: lin  dim: 2  width: 3 }\n"
+                          "block biased { activation: lin  dim: 2  width: 3  bias: true }\n"
+                          "absorb b\nabsorb biased\n")
+    bare, biased = symabsorb.prove(spec).results
+    assert (bare.verdict, bare.decided_by) == ("absorbable", "L-linear")
+    assert biased.decided_by != "L-linear" and biased.verdict != "absorbable"
+    assert symabsorb.classify("relu(z) - relu(-z)", gated=True).decided_by != "L-linear"
