@@ -39,6 +39,20 @@ def _matrix(rows: Any, shape: tuple[int, int], what: str) -> list[list[Fraction]
         raise CertificateError(f"an entry of the witness's {what} is not an exact rational") from None
 
 
+def _witness_matrices(witness: dict[str, Any], m: int, dim: int) -> tuple[list[list[Fraction]], list[list[Fraction]]]:
+    """A Theorem D witness's ``W_up`` (m × dim) and ``W_down`` (dim × m) as exact rationals, checked to be of the
+    block's width and free of a gate and of biases (:class:`CertificateError` otherwise)."""
+    up = witness.get("W_up")
+    width = len(up) if isinstance(up, list) else -1
+    if width != m:
+        raise CertificateError(f"the witness has {width} units, not the block's {m}")
+    rows = _matrix(up, (m, dim), "W_up")
+    cols = _matrix(witness.get("W_down"), (dim, m), "W_down")
+    if witness.get("W_gate") is not None or any(witness.get(k) is not None for k in ("b_up", "b_down", "b_gate")):
+        raise CertificateError("a Theorem D witness has no gate and no biases")
+    return rows, cols
+
+
 def check_inline_degenerate(d: dict[str, Any], block: Any, verdict: str) -> str | None:
     """Re-check an inline block's Theorem D verdict; a failure raises :class:`CertificateError`.
 
@@ -93,14 +107,7 @@ def check_inline_degenerate(d: dict[str, Any], block: Any, verdict: str) -> str 
         witness = d.get("witness")
         if not isinstance(witness, dict):
             raise CertificateError("an absorbable Theorem D verdict without its witness")
-        up = witness.get("W_up")
-        width = len(up) if isinstance(up, list) else -1
-        if width != m:
-            raise CertificateError(f"the witness has {width} units, not the block's {m}")
-        rows = _matrix(up, (m, dim), "W_up")
-        cols = _matrix(witness.get("W_down"), (dim, m), "W_down")
-        if witness.get("W_gate") is not None or any(witness.get(k) is not None for k in ("b_up", "b_down", "b_gate")):
-            raise CertificateError("a Theorem D witness has no gate and no biases")
+        rows, cols = _witness_matrices(witness, m, dim)
         if not same_function(w_up, w_down, skip, rows, cols, a.c, kind, sign0 == 0):
             raise CertificateError(f"the witness is not equal to Mx + B(x){reduced_text}: its normal form (linear "
                                    "part, atom coefficients, constant) differs (exact)")
@@ -152,14 +159,7 @@ def check_pair_witness(d: dict[str, Any], block: Any, verdict: str) -> str:
     witness = d.get("witness")
     assert isinstance(witness, dict)
     m, dim = len(w_up), len(skip)
-    up = witness.get("W_up")
-    width = len(up) if isinstance(up, list) else -1
-    if width != m:
-        raise CertificateError(f"the witness has {width} units, not the block's {m}")
-    rows = _matrix(up, (m, dim), "W_up")
-    cols = _matrix(witness.get("W_down"), (dim, m), "W_down")
-    if witness.get("W_gate") is not None or any(witness.get(k) is not None for k in ("b_up", "b_down", "b_gate")):
-        raise CertificateError("a Theorem D witness has no gate and no biases")
+    rows, cols = _witness_matrices(witness, m, dim)
     sign0, _ = sigma_at_zero_sign(block)  # σ(0) dropped only when proved 0; otherwise the constants must agree
     if not same_function(w_up, w_down, skip, rows, cols, Fraction(int(c.p), int(c.q)), "dilates", sign0 == 0):
         raise CertificateError("the witness is not equal to Mx + B(x): its pair-atom normal form (linear part, "
