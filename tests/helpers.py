@@ -145,3 +145,33 @@ def verify_report(report: Path, weights_dir: Path | None = None, blas: bool = Fa
 def build_report(spec: Any, text: str, library: Library | None = None, budget: float | None = DEFAULT_BUDGET,
                  progress: Any = None) -> Any:
     return session(library, budget).report(spec, text, progress)
+
+
+#: A user's lemma (a restatement of L-growth at a higher priority, claiming source "library"): what a
+#: `--theorems` directory holds in the tests of user results.
+USER_LEMMA = """id = "my-bounded"
+label = "My lemma"
+title = "Bounded activations"
+kind = "lemma"
+source = "library"
+citation = "a user's lemma"
+priority = 2
+statement = "Bounded activations cannot absorb a nonzero skip."
+uses = ["L-growth"]
+
+[[hypotheses]]
+name = "ungated"
+[[hypotheses]]
+name = "locally_bounded"
+[[hypotheses]]
+name = "sublinear_growth"
+[[hypotheses]]
+name = "skip_nonzero"
+
+[conclusion]
+verdict = "impossible"
+scope = "all weights"
+
+[proof]
+steps = ["As in [L-growth]."]
+"""

@@ -12,7 +12,7 @@ from symabsorb.answer import Session, in_force
 from symabsorb.errors import InternalError
 from symabsorb.model import resolve_text
 from symabsorb.theory.library import default_library, library_with, results_digest
-from tests.helpers import require_module, session
+from tests.helpers import USER_LEMMA, require_module, session
 
 SPEC = """block b { activation: relu  W_up: [[1, 0], [0, 1], [1, 1]]  W_down: [[-1, 0, 1], [0, -1, 1]] }
 absorb b
@@ -93,32 +93,6 @@ def test_theorems_reach_verify(tmp_path: Path) -> None:
         symabsorb.prove(path, theorems=[bad])
 
 
-_USER_LEMMA = """id = "my-bounded"
-label = "My lemma"
-title = "Bounded activations"
-kind = "lemma"
-source = "library"
-citation = "a user's lemma"
-priority = 2
-statement = "Bounded activations cannot absorb a nonzero skip."
-uses = ["L-growth"]
-
-[[hypotheses]]
-name = "ungated"
-[[hypotheses]]
-name = "locally_bounded"
-[[hypotheses]]
-name = "sublinear_growth"
-[[hypotheses]]
-name = "skip_nonzero"
-
-[conclusion]
-verdict = "impossible"
-scope = "all weights"
-
-[proof]
-steps = ["As in [L-growth]."]
-"""
 
 
 def test_verify_says_which_library_re_derived_and_whether_it_is_the_reports(tmp_path: Path) -> None:
@@ -132,7 +106,7 @@ def test_verify_says_which_library_re_derived_and_whether_it_is_the_reports(tmp_
     assert same.library in same.render("text")
     mine = tmp_path / "mine"
     mine.mkdir()
-    (mine / "my.toml").write_text(_USER_LEMMA, encoding="utf-8")
+    (mine / "my.toml").write_text(USER_LEMMA, encoding="utf-8")
     other = symabsorb.verify(report, theorems=[mine])
     assert "1 user result (my-bounded)" in other.library and "proved with another library" in other.library
     proved_with_mine = tmp_path / "r2.json"
@@ -153,7 +127,7 @@ def test_a_scan_json_says_which_library_decided_it(tmp_path: Path) -> None:
                  str(folder / "model.safetensors"))
     mine = tmp_path / "mine"
     mine.mkdir()
-    (mine / "my.toml").write_text(_USER_LEMMA, encoding="utf-8")
+    (mine / "my.toml").write_text(USER_LEMMA, encoding="utf-8")
     plain = symabsorb.scan(folder, activation="relu")
     assert plain.library["user_results"] == [] and '"tool"' in plain.render("json")
     report = folder / "scan.json"

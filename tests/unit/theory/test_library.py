@@ -11,6 +11,7 @@ import pytest
 from symabsorb.cli import main
 from symabsorb.theory.hypotheses import REGISTRY
 from symabsorb.theory.library import LibraryError, default_library, load_library
+from tests.helpers import USER_LEMMA
 
 REQUIRED = ["lemma4", "prop5", "prop6", "cor7", "thm8", "thm10", "cor11", "parity-decomposition",
             "ridge-uniqueness", "open-deep", "L-jacobian", "L-growth", "L-parity", "L-odd-linear", "L-gate-flip",
@@ -88,32 +89,7 @@ def test_duplicate_ids(tmp_path: Path) -> None:
 
 def test_user_results_with_theorems_dir(tmp_path: Path) -> None:
     """A user lemma (here: a restatement of L-growth at a higher priority) takes part in proofs."""
-    _write(tmp_path, "my.toml", """id = "my-bounded"
-label = "My lemma"
-title = "Bounded activations"
-kind = "lemma"
-source = "library"
-citation = "a user's lemma"
-priority = 2
-statement = "Bounded activations cannot absorb a nonzero skip."
-uses = ["L-growth"]
-
-[[hypotheses]]
-name = "ungated"
-[[hypotheses]]
-name = "locally_bounded"
-[[hypotheses]]
-name = "sublinear_growth"
-[[hypotheses]]
-name = "skip_nonzero"
-
-[conclusion]
-verdict = "impossible"
-scope = "all weights"
-
-[proof]
-steps = ["As in [L-growth]."]
-""")
+    _write(tmp_path, "my.toml", USER_LEMMA)
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
         code = main(["classify", "tanh", "--theorems", str(tmp_path), "--json"])
