@@ -205,7 +205,8 @@ def fold_activation(act: AnyActivation) -> AnyActivation:
 
 def _fold_plain(act: Activation) -> Activation:
     expr = fold_constants(act.expr)
-    return act if expr is act.expr else dataclasses.replace(act, expr=expr)
+    # the fold's cache may hand back an equal tree built for another activation: nothing changed, same object
+    return act if expr is act.expr or expr == act.expr else dataclasses.replace(act, expr=expr)
 
 
 def _fold_block(block: Block) -> Block:
