@@ -35,6 +35,7 @@ __all__ = [
     "Scope",
     "activation_from_text",
     "catalog_scope",
+    "constant_from_text",
     "load_spec",
     "resolve_modules",
     "resolve_text",
@@ -1365,6 +1366,21 @@ def activation_from_text(text: str, gated: bool = False) -> AnyActivation:
     except SpecError as err:
         raise err.with_source(text) from None
     return _gate_wrap(act, gated)
+
+
+def constant_from_text(text: str, what: str = "a number") -> sp.Expr:
+    """An exact real constant written in spec syntax (``3/4``, ``-250000000*sqrt(2)``, ``2**(1/3)``), as
+    SymPy: parsed by the spec grammar (its size, depth and digit limits) and built from its node types,
+    never evaluated as text. Names other than constants and built-in functions are errors."""
+    try:
+        node = parse_expression(text, f"<{what}>")
+        value = _ExprBuilder(catalog_scope(), None, {}).build(node)
+    except SpecError as err:
+        raise err.with_source(text) from None
+    if value.free_symbols or not value.is_number or value.is_real is False:
+        raise SpecValueError(f"{what} is not a real constant", node.span, f"`{_short(node)}`",
+                             "a real number written exactly (integers, p/q, sqrt(...), ^)", None).with_source(text)
+    return _exact_constant(value)
 
 
 def _gate_wrap(act: AnyActivation, gated: bool) -> AnyActivation:
