@@ -24,7 +24,9 @@ to what it claims to answer:
 * **Witnesses are re-checked exactly**: an inline block's flip witness must be the flip of the
   spec's exact weights over its index set and satisfy ``W_down[:,S] W_up[S,:] = T`` in exact
   rationals; a file block's witness (when the report repeats it) must be the flip of the file's
-  tensors, float for float, over the certificate's index set.
+  tensors, float for float, over the certificate's index set. A witness that is not a flip (a rescaling, a rank
+  factorisation, an enumerated flip) is re-checked by the identity ``B'(x) = Mx + B(x)`` itself, for σ polynomial
+  or of Euler type (:mod:`symabsorb.answer.verify_identity`), whatever result found it.
 * The command's ``--budget`` bounds the whole check (it is never swallowed per query).
 
 Queries verify cannot re-check (symbolic blocks, stacks, verdicts with nothing to check) are
@@ -584,6 +586,13 @@ def _check_inline_query(d: dict[str, Any], block: Any, verdict: str) -> str | No
     conclusion = result.conclusion if result is not None else None
     if conclusion is None or conclusion.concrete != "index-set" or conclusion.sufficient != "proved" \
             or derivation.condition_constant is None:
+        # not a flip of an index-set condition (a rescaling, a rank factorisation, an enumerated flip): the witness
+        # is re-checked by the identity B'(x) = Mx + B(x) it claims, whatever result found it
+        from .verify_identity import check_identity_witness
+
+        checked = check_identity_witness(block, witness)
+        if checked is not None:
+            return checked
         raise CertificateError(f"the block's question is not an index-set condition (decided by "
                                f"{derivation.decided_by or 'no result'})")
     skip = skip_matrix(block)
