@@ -174,7 +174,8 @@ def _rescale_decision(block: Block, d: Derivation, chosen: Attempt, library: Lib
                               "weights are absorbable (rows $\\lambda_i w_i$, columns $a_i\\lambda_i^{-k}$).", (rid,),
                               kind="conclusion")
         return replace(d, verdict=Verdict.ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step),
-                       witness=Witness((), result.w_up, result.w_down, None, verified))
+                       witness=Witness((), result.w_up, result.w_down, None, verified,
+                                       description="rescale every unit i: row λ_i w_i, column a_i λ_i^(−k)"))
     reason = (f"the rescaling condition fails ({result.how}); it is only sufficient, so the question stays open"
               if result.found is False else f"no admissible D was found ({result.how})")
     step = DerivationStep(f"For these weights {reason}.", (rid,), kind="conclusion")
@@ -212,7 +213,8 @@ def _rpos_decision(block: Block, d: Derivation, chosen: Attempt, library: Librar
         step = DerivationStep(f"Exact criterion for these weights: {result.how}. Therefore [{rid}]: these weights "
                               "are absorbable.", (rid,), kind="conclusion")
         return replace(d, verdict=Verdict.ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step),
-                       witness=Witness(result.flipped, new_up, new_down, None, verified))
+                       witness=Witness(result.flipped, new_up, new_down, None, verified,
+                                       description=rescaled_units(result.flipped)))
     if result.found is False and nd.status is HypStatus.PROVED:
         step = DerivationStep(f"For these nondegenerate weights (checked exactly) the criterion fails: {result.how}. "
                               f"Therefore [{rid}]: these weights are not absorbable.", (rid,), kind="conclusion")
@@ -221,6 +223,13 @@ def _rpos_decision(block: Block, d: Derivation, chosen: Attempt, library: Librar
               if result.found is False else f"undecided: {result.how}")
     step = DerivationStep(f"For these weights {reason}.", (rid,), kind="conclusion")
     return replace(d, verdict=Verdict.OPEN, scope=Scope.THESE, steps=(*d.steps, step), notes=(*d.notes, reason))
+
+
+def rescaled_units(negative: tuple[int, ...]) -> str:
+    """How a rescaling witness reads (it is not a flip): every unit rescaled, those with a negative scale named."""
+    shown = "{" + ", ".join(map(str, negative)) + "}"
+    return ("rescale every unit i: row μ_i w_i, column a_i/κ_i" +
+            (f"; μ_i < 0 for the units {shown} (numbered from 0)" if negative else ", every μ_i > 0"))
 
 
 def _rank_decision(block: Block, d: Derivation, chosen: Attempt, library: Library) -> Derivation:
@@ -264,7 +273,9 @@ def _rank_decision(block: Block, d: Derivation, chosen: Attempt, library: Librar
                           f"[{rid}]: these weights are absorbable.", (rid,), kind="conclusion")
     w_gate = sp.ImmutableMatrix(sp.zeros(width, dim)) if block.gated else None
     return replace(d, verdict=Verdict.ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step),
-                   witness=Witness(tuple(int(p) for p in pivots), w_up, w_down, w_gate, verified))
+                   witness=Witness(tuple(int(p) for p in pivots), w_up, w_down, w_gate, verified,
+                                   description="the rank factorisation of M + c W_down W_up: rows of its reduced "
+                                               "echelon form, its pivot columns divided by c, zero units to the width"))
 
 
 def _span_decision(block: Block, d: Derivation, chosen: Attempt, library: Library) -> Derivation:

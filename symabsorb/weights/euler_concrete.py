@@ -21,6 +21,7 @@ import sympy as sp
 
 from ..model.block import Block
 from ..theory.derivation import Derivation, DerivationStep, HypStatus, Scope, Verdict, Witness
+from .concrete import rescaled_units
 
 __all__ = ["power_decision", "span_decision"]
 
@@ -82,7 +83,8 @@ def span_decision(block: Block, d: Derivation, chosen: object) -> Derivation:
                           f"(checked by rigorous enclosures). Therefore [{rid}]: these weights are absorbable.", (rid,),
                           kind="conclusion")
     return replace(d, verdict=Verdict.ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step),
-                   witness=Witness((), new_up, new_down, None, verified))
+                   witness=Witness((), new_up, new_down, None, verified,
+                                   description="rescale every unit i: row μ_i w_i, column a_i/μ_i, μ_i = exp(D_ii/γ)"))
 
 
 def power_decision(block: Block, d: Derivation, chosen: object) -> Derivation:
@@ -109,6 +111,7 @@ def power_decision(block: Block, d: Derivation, chosen: object) -> Derivation:
         err = _checked(block, new_up, new_down, m_skip)
         if err is None:
             return d
+        negative = tuple(i for i, x in enumerate(result.diagonal) if x < -1)
         shown = ", ".join(sp.sstr(x) for x in result.diagonal)
         verified = (f"exact: D = diag({shown}) solves c W_down D W_up = M over Q with the sign conditions; rows "
                     f"mu_i w_i with mu = ({', '.join(sp.sstr(x) for x in scales)}), columns a_i/|mu_i|^k; rigorous "
@@ -118,8 +121,7 @@ def power_decision(block: Block, d: Derivation, chosen: object) -> Derivation:
                               "$\\mu_i w_i$, columns $a_i/|\\mu_i|^k$) is checked by rigorous enclosures. Therefore "
                               f"[{rid}]: these weights are absorbable.", (rid,), kind="conclusion")
         return replace(d, verdict=Verdict.ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step),
-                       witness=Witness(tuple(i for i, x in enumerate(result.diagonal) if x < -1), new_up, new_down,
-                                       None, verified))
+                       witness=Witness(negative, new_up, new_down, None, verified, description=rescaled_units(negative)))
     if result.found is False and nd.status is HypStatus.PROVED:  # type: ignore[attr-defined]
         step = DerivationStep(f"For these nondegenerate weights (checked exactly) no admissible $D$ exists: "
                               f"{result.how}. Therefore [{rid}]: these weights are not absorbable.", (rid,),
