@@ -359,6 +359,39 @@ def _linear(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     return _nonzero_or_unknown(check, c, "c", _params(s))
 
 
+@hypothesis("affine_activation",
+            '`σ = az + b`, `a ≠ 0` (`b = σ(0)`; with `constant = "nonzero"` also `b ≠ 0`)',
+            params={"constant": Param("string", "whether σ(0) must be nonzero", default="any",
+                                      choices=("any", "nonzero"))},
+            binds=('a', 'b'))
+def _affine(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    block = s.the_block
+    nonzero = p.get("constant") == "nonzero"
+    statement = "$\\sigma(z) = a\\,z + b$ with $a \\ne 0$" + (", $b \\ne 0$" if nonzero else "")
+    if block.gated:
+        return simple("affine_activation", HypStatus.REFUTED, statement, "the block is gated")
+    expr = block.activation.expr
+    b = expr.xreplace({Z: sp.S.Zero})
+    if not isinstance(b, sp.Expr) or b.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
+        return simple("affine_activation", HypStatus.UNKNOWN, statement, "σ(0) is not a finite number here")
+    ev, a = linear_constant(expr - b)
+    if a is not None:
+        statement += f" (here $a = {sp.latex(a)}$, $b = {sp.latex(b)}$)"
+        if exact_zero(a) is True:
+            return simple("affine_activation", HypStatus.REFUTED, statement, "σ is constant")
+    check = from_evidence("affine_activation", statement, "linearity of σ − σ(0)", ev, {"a": a, "b": b})
+    if check.status is HypStatus.REFUTED:
+        return HypothesisCheck(check.name, check.status, statement, check.evidence, reason="σ is not affine")
+    check = _nonzero_or_unknown(check, a, "a", _params(s))
+    if nonzero and check.status is HypStatus.PROVED:
+        zero = exact_zero(b)
+        if zero is True:
+            return HypothesisCheck(check.name, HypStatus.REFUTED, statement, check.evidence, check.bindings,
+                                   reason="σ(0) = 0 (σ is linear)")
+        check = _nonzero_or_unknown(check, b, "b = σ(0)", _params(s))
+    return check
+
+
 @hypothesis("nonpolynomial", 'σ is not a polynomial')
 def _nonpolynomial(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     poly = s.facts().polynomial

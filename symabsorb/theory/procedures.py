@@ -36,6 +36,8 @@ BUILTIN: tuple[tuple[str, str], ...] = (
     ("slopes-1d", "Theorem 1D: the slopes F(1), −F(−1) decided exactly (deep stacks, weights/deep.py)"),
     ("fold", "Theorem FA's exact fold test (deep stacks, weights/deep.py)"),
     ("degenerate", "Theorem D: any weights of one block, atoms by line or ±v pair (weights/degenerate.py)"),
+    ("affine", "σ = az + b: rank(M + a W_down W_up) against m, and the constant R(0) for a bias-free absorber "
+              "(rank factorization, exact)"),
 )
 
 

@@ -278,6 +278,136 @@ def _rank_decision(block: Block, d: Derivation, chosen: Attempt, library: Librar
                                                "echelon form, its pivot columns divided by c, zero units to the width"))
 
 
+def _rank_factor(a: sp.Matrix) -> tuple[int, list[int], sp.Matrix, sp.Matrix]:
+    """``rank a``, its pivot columns, ``P`` (those columns) and ``F`` (the nonzero rows of the reduced echelon
+    form), exactly over Q: ``a = P F``."""
+    from sympy.polys.domains import QQ
+    from sympy.polys.matrices import DomainMatrix
+
+    rref, pivots = DomainMatrix.from_Matrix(a).convert_to(QQ).rref()
+    r = len(pivots)
+    return r, [int(p) for p in pivots], a[:, list(pivots)], sp.Matrix(rref.to_Matrix()[:r, :])
+
+
+def _affine_decision(block: Block, d: Derivation, chosen: Attempt, library: Library) -> Derivation:
+    """σ = az + b on inline exact weights (L-affine, L-affine with biases): the block is the affine map
+    ``x ↦ Ax + k`` (``A = M + a W_down W_up``, ``k = W_down(a b_up + b 1) + b_down``). A residual-free block with
+    biases realises it iff ``rank A ≤ m``; a bias-free one (``b ≠ 0``) iff ``rank A < m``, or ``rank A = m`` and
+    ``0 ≠ k ∈ col A``. Every witness is checked exactly (``a W'_down W'_up = A`` and the constant) before it is
+    claimed."""
+    from ..theory.skips import skip_matrix
+
+    b = chosen.bindings()
+    a, c0 = b.get("a"), b.get("b")
+    m_skip = skip_matrix(block)
+    if not (isinstance(a, sp.Expr) and isinstance(c0, sp.Expr) and a.is_Rational and c0.is_Rational and a != 0) \
+            or m_skip is None or block.w_up is None or block.w_down is None or block.gated:
+        return d
+    w_up, w_down = sp.Matrix(block.w_up), sp.Matrix(block.w_down)
+    big_a = sp.Matrix(m_skip) + a * w_down * w_up
+    if not all(x.is_Rational for x in big_a):
+        return d
+    dim, width = big_a.rows, int(block.width)
+    absorber_biases = block.question.absorber_biases
+    r, _pivots, p_cols, f_rows = _rank_factor(big_a)
+    rid = d.decided_by or ""
+    shown_a = "A = M + a\\,W_{\\mathrm{down}}W_{\\mathrm{up}}"
+    if r > width:
+        step = DerivationStep(f"Exactly over $\\mathbb{{Q}}$ with $a = {sp.latex(a)}$: $\\operatorname{{rank}} A = {r} > m = "
+                              f"{width}$ (${shown_a}$), and every residual-free block's linear part has rank at most "
+                              f"$m$. Therefore [{rid}]: these weights are not absorbable.", (rid,), kind="conclusion")
+        return replace(d, verdict=Verdict.NOT_ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step))
+    ones = sp.ones(width, 1)
+    if absorber_biases:
+        k_const = None
+    else:
+        if block.bias and (block.b_up is None or block.b_down is None):
+            return d  # symbolic biases: the constant k is not a number
+        b_up = sp.Matrix(block.b_up) if block.b_up is not None else sp.zeros(width, 1)
+        b_down = sp.Matrix(block.b_down) if block.b_down is not None else sp.zeros(dim, 1)
+        k_const = w_down * (a * b_up + c0 * ones) + b_down
+        if not all(x.is_Rational for x in k_const) or c0 == 0:
+            return d
+    new_up: sp.Matrix | None = None
+    new_down: sp.Matrix | None = None
+    out_bias: sp.Matrix | None = None
+    how = ""
+    if k_const is None:  # a biased absorber: the rank factorization and an output bias
+        new_up = sp.Matrix.vstack(f_rows, sp.zeros(width - r, dim))
+        new_down = sp.Matrix.hstack(p_cols / a, sp.zeros(dim, width - r))
+        out_bias = -c0 * new_down * ones  # the constant of R is added back below: k − b W'_down 1
+        how = f"$\\operatorname{{rank}} A = {r} \\le m = {width}$: the rank factorization, hidden biases $0$"
+    else:
+        v = k_const / c0
+        if r < width:
+            u = sp.Matrix.hstack(p_cols, v - p_cols * sp.ones(r, 1), sp.zeros(dim, width - r - 1))
+            new_up = sp.Matrix.vstack(f_rows / a, sp.zeros(width - r, dim))
+            new_down = u
+            how = (f"$\\operatorname{{rank}} A = {r} < m = {width}$: the pivot columns of $A$ and one column "
+                   "$k/b - P\\mathbf{1}$")
+        else:  # r == width: k/b must be a nonzero vector of col A
+            y = _solve_exact(p_cols, v)
+            if y is None or v.is_zero_matrix:
+                why = "$k = 0$" if v.is_zero_matrix else "$k \\notin \\operatorname{col} A$"
+                step = DerivationStep(f"Exactly over $\\mathbb{{Q}}$ with $a = {sp.latex(a)}$, $b = {sp.latex(c0)}$: "
+                                      f"$\\operatorname{{rank}} A = {r} = m$ (${shown_a}$) and {why} ($k = R(0)$, "
+                                      "the block's constant). A bias-free residual-free block of width $m$ with "
+                                      "$\\operatorname{col} W'_{\\mathrm{down}} \\supseteq \\operatorname{col} A$ has "
+                                      "its $m$ columns a basis of $\\operatorname{col} A$, so its constant "
+                                      f"$b\\,W'_{{\\mathrm{{down}}}}\\mathbf{{1}}$ is a nonzero vector of it. Therefore "
+                                      f"[{rid}]: these weights are not absorbable.", (rid,), kind="conclusion")
+                return replace(d, verdict=Verdict.NOT_ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step))
+            j = next(i for i, x in enumerate(y) if x != 0)
+            t = sp.eye(r) + (y - sp.ones(r, 1)) * sp.Matrix([[1 if i == j else 0 for i in range(r)]])
+            new_down = p_cols * t
+            new_up = t.inv() * f_rows / a
+            how = (f"$\\operatorname{{rank}} A = {r} = m$ and $0 \\ne k = b\\,Py$ with $y_{{{j}}} \\ne 0$: "
+                   "$W'_{\\mathrm{down}} = PT$, $T = I + (y - \\mathbf{1})e_j^\\top$")
+    assert new_up is not None and new_down is not None
+    if k_const is None:
+        b_up0 = sp.Matrix(block.b_up) if block.b_up is not None else sp.zeros(width, 1)
+        b_down0 = sp.Matrix(block.b_down) if block.b_down is not None else sp.zeros(dim, 1)
+        if block.bias and (block.b_up is None or block.b_down is None):
+            k_block = None  # symbolic biases: the output bias is k − b W'_down 1, stated, not a number
+        else:
+            k_block = w_down * (a * b_up0 + c0 * ones) + b_down0
+        out_bias = k_block + out_bias if k_block is not None and out_bias is not None else None
+    linear_ok = (a * new_down * new_up - big_a).is_zero_matrix
+    if k_const is not None:
+        const_ok = (c0 * new_down * ones - k_const).is_zero_matrix
+    else:
+        const_ok = True  # the output bias is chosen as k − b W'_down 1
+    if not (linear_ok and const_ok):
+        return d  # a witness failing its exact check decides nothing
+    verified = ("exact: $a\\,W'_{\\mathrm{down}}W'_{\\mathrm{up}} = M + a\\,W_{\\mathrm{down}}W_{\\mathrm{up}}$"
+                + (" and $b\\,W'_{\\mathrm{down}}\\mathbf{1} = R(0)$" if k_const is not None else
+                   "; the output bias is $R(0) - b\\,W'_{\\mathrm{down}}\\mathbf{1}$")
+                + " in rational arithmetic")
+    step = DerivationStep(f"Exactly over $\\mathbb{{Q}}$ with $a = {sp.latex(a)}$, $b = {sp.latex(c0)}$ (${shown_a}$): "
+                          f"{how}; verified ({verified}). Therefore [{rid}]: these weights are absorbable.", (rid,),
+                          kind="conclusion")
+    witness = Witness((), sp.ImmutableMatrix(new_up), sp.ImmutableMatrix(new_down), None, verified,
+                      b_up=sp.ImmutableMatrix(sp.zeros(width, 1)) if k_const is None and out_bias is not None else None,
+                      b_down=sp.ImmutableMatrix(out_bias) if k_const is None and out_bias is not None else None,
+                      description="residual-free weights from a rank factorization of the affine map (not a flip)")
+    if k_const is None and out_bias is None:
+        step = replace(step, text=step.text.replace("Therefore", "(the block's biases are symbolic: the output "
+                                                    "bias is $R(0) - b\\,W'_{\\mathrm{down}}\\mathbf{1}$.) "
+                                                    "Therefore"))
+        return replace(d, verdict=Verdict.ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step))
+    return replace(d, verdict=Verdict.ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step), witness=witness)
+
+
+def _solve_exact(p_cols: sp.Matrix, v: sp.Matrix) -> sp.Matrix | None:
+    """The ``y`` with ``P y = v`` for ``P`` of full column rank (exact), or None when ``v ∉ col P``."""
+    r = p_cols.cols
+    if r == 0:
+        return sp.zeros(0, 1) if v.is_zero_matrix else None
+    gram = p_cols.T * p_cols
+    y = gram.inv() * (p_cols.T * v)
+    return y if (p_cols * y - v).is_zero_matrix else None
+
+
 def _span_decision(block: Block, d: Derivation, chosen: Attempt, library: Library) -> Derivation:
     """Cor. R-log (Euler type), inline exact weights only: :func:`symabsorb.weights.euler_concrete.span_decision`."""
     from .euler_concrete import span_decision
@@ -322,5 +452,6 @@ PROCEDURES.register("rescale-signed", _rpos_decision)
 PROCEDURES.register("span", _span_decision)
 PROCEDURES.register("rescale-power", _power_decision)
 PROCEDURES.register("degenerate", _degenerate_decision)
+PROCEDURES.register("affine", _affine_decision)
 PROCEDURES.register("slopes-1d", stack=True)
 PROCEDURES.register("fold", stack=True)
