@@ -174,8 +174,12 @@ def check_identity_witness(block: Any, witness: dict[str, Any]) -> str | None:
     from ..theory.skips import skip_matrix
 
     if block.gated or any(v is not None for v in (block.b_up, block.b_down, block.b_gate)) \
-            or any(witness.get(k) is not None for k in ("W_gate", "b_up", "b_down", "b_gate")):
+            or block.question.absorber_biases:
         return None
+    extra = [k for k in ("W_gate", "b_up", "b_down", "b_gate") if witness.get(k) is not None]
+    if extra:
+        raise CertificateError(f"the witness has {', '.join(extra)}, which the ungated bias-free block's question "
+                               "does not have (no W_gate, no biases)")
     parts = _decomposition(block.activation.expr)
     skip = skip_matrix(block)
     if parts is None or skip is None:

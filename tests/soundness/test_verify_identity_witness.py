@@ -101,7 +101,8 @@ def _tampered(report: dict[str, Any], name: str, change: Any) -> dict[str, Any]:
     ("poly2", lambda w: w["W_up"][0].__setitem__(0, "x"), "not an exact number"),
     ("poly2", lambda w: w["W_up"][0].__setitem__(0, "__import__('os').system('false')"), "not an exact number"),
     ("poly2", lambda w: w["W_up"][0].__setitem__(0, 0.5), "not an exact number"),
-    ("poly2", lambda w: w.__setitem__("W_gate", [["0", "0"]] * 3), ""),
+    ("poly2", lambda w: w.__setitem__("W_gate", [["0", "0"]] * 3), "W_gate"),
+    ("poly2", lambda w: w.__setitem__("b_down", ["0", "1"]), "biases"),
 ])
 def test_a_tampered_witness_fails(report: dict[str, Any], tmp_path: Path, name: str, change: Any, why: str) -> None:
     (c,) = _verify(tmp_path, _tampered(report, name, change)).values()
@@ -217,3 +218,4 @@ def test_whatever_the_check_accepts_absorbs_the_block(act: str, seed: int, d: in
         for _ in range(2):
             x = [sp.Rational(rng.randint(-30, 30), rng.randint(1, 7)) for _ in range(d)]
             assert _residual(expr, up, down, new_up, new_down, skip, x) < 1e-30
+
