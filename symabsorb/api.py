@@ -390,14 +390,26 @@ def _spec_dir(s: Spec) -> str:
 
 
 def decide(activation: str | AnyActivation, w_up: Any = None, w_down: Any = None, *, w_gate: Any = None,
+           b_up: Any = None, b_down: Any = None, b_gate: Any = None, bias: bool | None = None,
+           absorber_bias: bool | None = None, norm: str = "none", eps: Any = None, gamma: Any = None,
            file: PathLike | None = None, prefix: str | None = None, up: str | None = None, down: str | None = None,
-           gate: str | None = None, transpose: bool = False, skip: str = "identity",
+           gate: str | None = None, up_bias: str | None = None, down_bias: str | None = None,
+           gate_bias: str | None = None, transpose: bool = False, skip: str = "identity",
            budget: float | None = DEFAULT_BUDGET, theorems: Sequence[PathLike] = (),
            lib: Library | None = None) -> Result:
     """Decide a block with concrete weights: numpy arrays (``w_up`` m x d, ``w_down`` d x m, ``w_gate``
     for a gated unit), exact values (nested lists of ints or ``Fraction``), or a weights ``file``
     (``.safetensors``, ``.npz``, PyTorch state dict) with the same keys as a spec's ``weights:``
     (``prefix``, ``up``, ``down``, ``gate``, ``transpose`` for files stored in x out).
+
+    The layer as the model uses it, with the fields of a spec's block (docs/language.md, "Biases and
+    normalisation"): ``b_up`` (length m), ``b_down`` (length d), ``b_gate`` (gated units) as arrays, or for a
+    ``file`` the tensor names ``up_bias``, ``down_bias``, ``gate_bias``; ``bias=True``: arbitrary biases;
+    ``absorber_bias``: may the residual-free block carry biases (default: what the block declares); ``norm``:
+    ``"none"``, ``"pre-ln"``, ``"post-ln"``, ``"pre-rms"``, ``"post-rms"`` (``"pre"``/``"post"``: LayerNorm);
+    ``eps`` (a number >= 0; a float is read as its decimal ``repr``, as a spec reads ``1e-12``); ``gamma``
+    (the norm's scales, length d; for a ``file``, a tensor name). The answer is the one the equivalent
+    spec gets.
 
     ``skip``: ``"identity"`` (``x ↦ x + MLP(x)``) or ``"none"``. Float arrays are decided like a weights
     file (float search, witness checked at 1,000 points); exact values are decided exactly.
@@ -417,13 +429,15 @@ def decide(activation: str | AnyActivation, w_up: Any = None, w_down: Any = None
     if skip not in ("identity", "none"):
         raise bad_argument('skip', skip, "expected 'identity' or 'none' (other skips: write a "
                             "spec)")
-    for key, value in (("prefix", prefix), ("up", up), ("down", down), ("gate", gate)):
+    for key, value in (("prefix", prefix), ("up", up), ("down", down), ("gate", gate), ("up_bias", up_bias),
+                       ("down_bias", down_bias), ("gate_bias", gate_bias)):
         if value is not None:
             check_type(key, value, str, "a tensor name or prefix (str) or None")
     _check_flag("transpose", transpose)
+    layer = _layer_options(gated, bias, absorber_bias, norm, eps, gamma, file is not None)
     label = activation if isinstance(activation, str) else act.name
     block = Block("weights", act, sp.Symbol("d", integer=True, positive=True),
-                  sp.Symbol("m", integer=True, positive=True), Skip(skip))
+                  sp.Symbol("m", integer=True, positive=True), Skip(skip), **layer)
 
     def run(b: Block, base_dir: str | None) -> Result:
         from .model.block import SpecQuery
@@ -432,37 +446,198 @@ def decide(activation: str | AnyActivation, w_up: Any = None, w_down: Any = None
         return Result(a, library_)
 
     if file is not None:
-        if w_up is not None or w_down is not None:
+        if w_up is not None or w_down is not None or w_gate is not None:
             raise ArgumentError("give either arrays (w_up, w_down) or a file, not both", param="file", value=file)
+        for key, value in (("b_up", b_up), ("b_down", b_down), ("b_gate", b_gate)):
+            if value is not None:
+                raise bad_argument(key, value, f"with a file, name its tensor instead: {key.replace('b_', '')}_bias="
+                                    "'...'")
+        if gate_bias is not None and not gated:
+            raise bad_argument("gate_bias", gate_bias, f"`{act.name}` is not a gated unit")
+        if gamma is not None and not isinstance(gamma, str):
+            raise bad_argument("gamma", gamma, "with a file, the scales are a tensor of it: gamma='NAME'")
         path = _check_path("file", file).absolute()
-        decl = WeightsDecl(path.name, prefix, up, down, gate, transpose)
+        decl = WeightsDecl(path.name, prefix, up, down, gate, transpose, up_bias_key=up_bias,
+                           down_bias_key=down_bias, gate_bias_key=gate_bias, gamma_key=gamma)
         return run(replace(block, weights=decl), str(path.parent))
+    for key, value in (("up_bias", up_bias), ("down_bias", down_bias), ("gate_bias", gate_bias)):
+        if value is not None:
+            raise bad_argument(key, value, f"a tensor name needs file=...; pass the values as b_{key[:-5]}=")
     if w_up is None or w_down is None:
         raise ArgumentError("decide needs w_up and w_down (arrays or nested lists), or file=...")
-    for key, value in (("w_up", w_up), ("w_down", w_down), ("w_gate", w_gate)):
+    if transpose:
+        raise bad_argument("transpose", transpose, "applies to a file; pass arrays as w_up (m x d) and w_down "
+                            "(d x m), e.g. a Conv1D weight's .T")
+    if isinstance(gamma, str):
+        raise bad_argument("gamma", gamma, "a tensor name needs file=...; pass the scales as an array")
+    given = {"w_up": w_up, "w_down": w_down, "w_gate": w_gate, "b_up": b_up, "b_down": b_down, "b_gate": b_gate,
+             "gamma": gamma}
+    for key, value in given.items():
         if isinstance(value, (str, bytes)):  # refused before numpy is needed (it is an extra)
             raise bad_argument(key, value, "expected an array or nested lists of numbers")
     if gated and w_gate is None:
         raise ArgumentError(f"`{act.name}` is a gated unit: pass w_gate as well", param="w_gate")
-    w_up, w_down = _as_array("w_up", w_up), _as_array("w_down", w_down)
-    w_gate = _as_array("w_gate", w_gate) if w_gate is not None else None
-    exact = (_exact_matrix(w_up, "w_up"), _exact_matrix(w_down, "w_down"),
-             _exact_matrix(w_gate, "w_gate") if w_gate is not None else None)
-    if exact[0] is not None and exact[1] is not None and (w_gate is None or exact[2] is not None):
-        ex_up, ex_down = exact[0], exact[1]
-        m, d = ex_up.shape
-        if ex_down.shape != (d, m):
-            raise ArgumentError(f"w_down has shape {ex_down.shape}; with w_up {m} x {d} it must be {d} x {m}",
-                                param="w_down", value=w_down)
-        return run(replace(block, dim=d, width=m, w_up=ex_up, w_down=ex_down, w_gate=exact[2]), None)
+    if w_gate is not None and not gated:
+        raise bad_argument("w_gate", "...", f"`{act.name}` is not a gated unit")
+    if b_gate is not None and not gated:
+        raise bad_argument("b_gate", b_gate, f"`{act.name}` is not a gated unit")
+    if bias is False and any(v is not None for v in (b_up, b_down, b_gate)):
+        raise ArgumentError("biases given with bias=False: drop bias=False or the biases", param="bias", value=bias)
+    arrays = {k: _as_array(k, v) for k, v in given.items() if v is not None}
+    vectors = ("b_up", "b_down", "b_gate", "gamma")
+    exact = {k: _exact_matrix(_column(v) if k in vectors else v, k) for k, v in arrays.items()}
+    shapes = {k: (_shape_of(k, v, k in vectors)) for k, v in arrays.items()}
+    _check_shapes(shapes)
+    if all(e is not None for e in exact.values()):
+        m, d = exact["w_up"].shape
+        fields: dict[str, Any] = {key: exact[key] for key in ("w_gate", "b_up", "b_down", "b_gate") if key in exact}
+        if "gamma" in exact:
+            fields["ln_gamma"] = exact["gamma"]
+        return run(replace(block, dim=d, width=m, w_up=exact["w_up"], w_down=exact["w_down"], **fields), None)
     import numpy as np
 
-    arrays = {"W_up": _float_array("w_up", w_up), "W_down": _float_array("w_down", w_down)}
-    if w_gate is not None:
-        arrays["W_gate"] = _float_array("w_gate", w_gate)
+    names = {"w_up": "W_up", "w_down": "W_down", "w_gate": "W_gate", "b_up": "b_up", "b_down": "b_down",
+             "b_gate": "b_gate", "gamma": "ln_gamma"}
+    floats = {names[k]: _float_values(k, v, exact[k], k in vectors) for k, v in arrays.items()}
+    decl = WeightsDecl("arrays.npz", up_bias_key="b_up" if "b_up" in floats else None,
+                       down_bias_key="b_down" if "b_down" in floats else None,
+                       gate_bias_key="b_gate" if "b_gate" in floats else None,
+                       gamma_key="ln_gamma" if "ln_gamma" in floats else None)
     with tempfile.TemporaryDirectory(prefix="symabsorb-") as tmp:
-        np.savez(Path(tmp) / "arrays.npz", **arrays)  # type: ignore[arg-type]
-        return run(replace(block, weights=WeightsDecl("arrays.npz")), tmp)
+        np.savez(Path(tmp) / "arrays.npz", **floats)  # type: ignore[arg-type]
+        return run(replace(block, weights=decl), tmp)
+
+
+_NORM_ALIASES = {"pre": "pre-ln", "post": "post-ln"}
+
+
+def _layer_options(gated: bool, bias: object, absorber_bias: object, norm: object, eps: object, gamma: object,
+                   file: bool) -> dict[str, Any]:
+    """The block fields of ``bias``, ``absorber_bias``, ``norm`` and ``eps`` (checked as a spec's are); ``gamma``
+    is only checked against ``norm`` here (its values are weights)."""
+    import sympy as sp
+
+    from .errors import bad_argument, check_type
+    from .model.block import NORMS
+
+    out: dict[str, Any] = {}
+    if bias is not None:
+        out["bias"] = _check_flag("bias", bias)
+    if absorber_bias is not None:
+        out["absorber_bias"] = _check_flag("absorber_bias", absorber_bias)
+    check_type("norm", norm, str, "a normalisation: " + ", ".join(NORMS))
+    assert isinstance(norm, str)
+    placed = _NORM_ALIASES.get(norm, norm)
+    if placed not in NORMS:
+        raise bad_argument("norm", norm, "expected one of " + ", ".join(NORMS) + " ('pre'/'post': LayerNorm)")
+    out["norm"] = placed
+    for key, value in (("eps", eps), ("gamma", gamma)):
+        if value is not None and placed == "none":
+            raise bad_argument(key, value, "needs a normalisation: norm='post-ln' (or another placement)")
+    if eps is not None:
+        from fractions import Fraction
+        from numbers import Integral
+
+        if isinstance(eps, bool) or not isinstance(eps, (Integral, Fraction, float, sp.Rational)):
+            raise bad_argument("eps", eps, "expected a number >= 0 (int, Fraction, float)")
+        if isinstance(eps, float):
+            if not math.isfinite(eps):
+                raise bad_argument("eps", eps, "expected a finite number >= 0")
+            value = sp.Rational(repr(eps))  # 1e-12 is 1/10^12, as a spec's `eps: 1e-12`
+        elif isinstance(eps, Fraction):
+            value = sp.Rational(eps.numerator, eps.denominator)
+        else:
+            value = sp.Rational(eps)  # type: ignore[arg-type]
+        if value < 0:
+            raise bad_argument("eps", eps, "expected a number >= 0")
+        out["eps"] = value
+    return out
+
+
+def _column(values: Any) -> Any:
+    """A vector (1-d array, list) as a one-column matrix, for :func:`_exact_matrix`; other values unchanged."""
+    shape = getattr(values, "shape", None)
+    if isinstance(shape, tuple) and len(shape) == 1:
+        return values.reshape(-1, 1)
+    if isinstance(values, Sequence) and not isinstance(values, (str, bytes)) and values and \
+            not any(isinstance(x, Sequence) for x in values):
+        return [[x] for x in values]
+    return values
+
+
+def _shape_of(name: str, values: Any, vector: bool) -> tuple[int, ...]:
+    """The shape of an argument (a vector's as ``(n,)``), or :class:`ArgumentError` naming it."""
+    import sympy as sp
+
+    from .errors import bad_argument
+
+    if isinstance(values, sp.MatrixBase):
+        shape: tuple[int, ...] = tuple(values.shape)
+    elif hasattr(values, "shape") and isinstance(values.shape, tuple):
+        shape = tuple(int(n) for n in values.shape)
+    elif isinstance(values, Sequence) and values:
+        if all(isinstance(r, Sequence) and not isinstance(r, (str, bytes)) for r in values):
+            lengths = {len(r) for r in values}
+            if len(lengths) != 1:
+                raise bad_argument(name, values, f"rows of lengths {sorted(lengths)}: every row the same length")
+            shape = (len(values), lengths.pop())
+        else:
+            shape = (len(values),)
+    else:
+        raise bad_argument(name, values, "expected " + ("a vector" if vector else "a matrix")
+                            + " (a numpy array, a tensor or nested lists of numbers)")
+    if vector:
+        if len(shape) == 2 and 1 in shape:
+            shape = (shape[0] * shape[1],)
+        if len(shape) != 1 or shape[0] == 0:
+            raise bad_argument(name, values, f"expected a non-empty vector, got shape {shape}")
+    elif len(shape) != 2 or 0 in shape:
+        raise bad_argument(name, values, f"expected a non-empty 2-d matrix, got shape {shape}")
+    return shape
+
+
+def _check_shapes(shapes: dict[str, tuple[int, ...]]) -> None:
+    """Every argument's shape against ``w_up``'s (m x d): an :class:`ArgumentError` naming the argument."""
+    from .errors import ArgumentError
+
+    m, d = shapes["w_up"]
+    expected = {"w_down": (d, m), "w_gate": (m, d), "b_up": (m,), "b_down": (d,), "b_gate": (m,), "gamma": (d,)}
+    what = {"w_down": "dim x width", "w_gate": "width x dim, as w_up", "b_up": "one per hidden unit",
+            "b_down": "one per output coordinate", "b_gate": "one per gated unit", "gamma": "one scale per coordinate"}
+    for key, want in expected.items():
+        got = shapes.get(key)
+        if got is None or got == want:
+            continue
+        hint = ""
+        if key == "w_down" and got == (m, d) and m != d:
+            hint = ("; it looks stored in x out (a Conv1D weight, GPT-2): pass w_down.T, and w_up.T if w_up is "
+                    "stored so too")
+        shown = f"shape {got[0]} x {got[1]}" if len(got) == 2 else f"length {got[0]}"
+        need = f"{want[0]} x {want[1]}" if len(want) == 2 else f"of length {want[0]}"
+        raise ArgumentError(f"{key} has {shown}; with w_up {m} x {d} (width x dim) it must be {need} "
+                            f"({what[key]}){hint}", param=key, value=None, reason=f"{shown}, expected {need}")
+
+
+def _float_values(name: str, values: Any, exact: Any, vector: bool) -> Any:
+    """An argument as float64 for the weights-file path: floats as they are (each an exact dyadic
+    rational), exact values only when float64 holds them exactly (else :class:`ArgumentError`: mixing a
+    ``Fraction(1, 3)`` with float arrays would round it)."""
+    import numpy as np
+
+    from .errors import bad_argument
+
+    if exact is not None:
+        from fractions import Fraction
+
+        entries = list(exact)
+        floats = [float(x) for x in entries]
+        if any(Fraction(f) != Fraction(int(x.p), int(x.q)) for f, x in zip(floats, entries, strict=True)):
+            raise bad_argument(name, values, "holds exact values float64 cannot represent, beside float "
+                                "arguments: pass every argument exact (ints, Fractions) or every one as floats")
+        array = np.array(floats, dtype=np.float64).reshape(exact.shape)
+    else:
+        array = _float_array(name, _column(values) if vector else values)
+    return array.reshape(-1) if vector else array
 
 
 def _as_array(name: str, values: Any) -> Any:
