@@ -127,7 +127,8 @@ def _skip(skip: s.Skip) -> str:
         return _matrix(skip.matrix)
     if isinstance(skip, s.ScaledSkip):
         return f"scaled({format_expr(skip.factor)})"
-    return f"hyper(n: {format_expr(skip.n)}, mix: {_matrix(skip.mix)})"
+    structured = ", structured: true" if skip.structured else ""
+    return f"hyper(n: {format_expr(skip.n)}, mix: {_matrix(skip.mix)}{structured})"
 
 
 def _quote(text: str) -> str:

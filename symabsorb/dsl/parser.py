@@ -555,7 +555,7 @@ class _ToSyntax(Transformer[Token, Any]):
         return s.ScaledSkip(c[2], self.sp(c))
 
     def skip_hyper(self, c: list[Any]) -> s.HyperSkip:
-        return s.HyperSkip(c[4], c[8], self.sp(c))
+        return s.HyperSkip(c[4], c[8], self.sp(c), structured=c[12] is not None and str(c[12]) == "true")
 
     def _field(self, key: str, c: list[Any], value: Any) -> tuple[str, Any, Span | None]:
         return (key, value, self.sp(c))

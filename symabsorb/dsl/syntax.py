@@ -227,6 +227,8 @@ class HyperSkip:
     n: Expr
     mix: Matrix
     span: Span | None = _span()
+    #: ``structured: true``: the block's weights are Hyper-Connection-structured (``W_down = β ⊗ W⁰``).
+    structured: bool = False
 
 
 Skip = IdentitySkip | NoSkip | MatrixSkip | ScaledSkip | HyperSkip

@@ -11,7 +11,8 @@ from ..dsl.syntax import WeightsDecl
 from .activation import Activation, AnyActivation, GatedActivation
 from .space import Space
 
-__all__ = ["L_DEPTH", "M_WIDTH", "NORMS", "Block", "D", "Question", "ResolvedSpec", "Skip", "SpecQuery", "Stack"]
+__all__ = ["L_DEPTH", "M_WIDTH", "NORMS", "Block", "D", "Question", "ResolvedSpec", "Skip", "SpecQuery", "Stack",
+           "hc_structure_rank"]
 
 #: Where a block's normalisation sits (``norm:``): none, LayerNorm or RMSNorm before the block or after the sum.
 NORMS = ("none", "pre-ln", "post-ln", "pre-rms", "post-rms")
@@ -30,6 +31,10 @@ class Skip:
     (M given), ``hyper`` (Hyper-Connections: M = mix ⊗ I_d on ``n`` streams), or ``centered``
     (M = factor·P with P = I − 11ᵀ/n on ``n`` coordinates: the skip a post-LN question reduces to).
     What each kind means, exactly, is its registered kind's (:mod:`symabsorb.theory.skips`, ``@skip_kind``).
+
+    ``structured`` (``hyper(..., structured: true)``): the block's weights are Hyper-Connection-structured,
+    ``W_down = β ⊗ W⁰`` (one ``d × m`` output written into stream ``k`` scaled by ``β_k``), not arbitrary on
+    the whole ``n·d`` stream; the question is then asked of such weights only.
     """
 
     kind: str
@@ -37,6 +42,21 @@ class Skip:
     matrix: sp.ImmutableMatrix | None = None
     n: int | None = None
     span: Span | None = field(default=None, compare=False, repr=False)
+    structured: bool = False
+
+
+def hc_structure_rank(w_down: sp.MatrixBase, n: int) -> int | None:
+    """The rank of the ``n × (d·m)`` matrix whose row ``k`` is stream ``k``'s block ``W_down[kd:(k+1)d, :]``
+    flattened, exactly over Q: ``W_down = β ⊗ W⁰`` for some ``β``, ``W⁰`` iff it is at most 1. None when an
+    entry is not rational or the rows do not split into ``n`` streams."""
+    from sympy import QQ
+    from sympy.polys.matrices import DomainMatrix
+
+    if n < 1 or w_down.rows % n or not all(getattr(x, "is_Rational", False) for x in w_down):
+        return None
+    d = w_down.rows // n
+    rows = [[w_down[k * d + i, j] for i in range(d) for j in range(w_down.cols)] for k in range(n)]
+    return int(DomainMatrix.from_Matrix(sp.Matrix(rows)).convert_to(QQ).rank())
 
 
 @dataclass(frozen=True)

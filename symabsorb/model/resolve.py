@@ -23,7 +23,7 @@ from ..dsl.loader import load_modules
 from ..dsl.parser import parse_act_ref, parse_expression, parse_text
 from ..paths import confine, note_checked
 from .activation import Activation, AnyActivation, Domain, GatedActivation, Parameter, ParameterSymbol
-from .block import L_DEPTH, M_WIDTH, NORMS, Block, D, ResolvedSpec, Skip, SpecQuery, Stack
+from .block import L_DEPTH, M_WIDTH, NORMS, Block, D, ResolvedSpec, Skip, SpecQuery, Stack, hc_structure_rank
 from .catalog import CATALOG, catalog_source
 from .domain import SideCondition, domain_gap, nonreal_stretches, open_conditions
 from .functions import BUILTIN_FUNCTIONS, CONSTANTS, Z
@@ -933,7 +933,19 @@ def _block(d: s.BlockDef, scope: Scope, spec_dir: Path | None, root: Path | None
         if w_gate is not None and w_gate.shape != w_up.shape:
             raise _shape_error("`W_gate`", w_gate.shape, w_up.shape, d.span_of("W_gate"),
                                "W_gate has the shape of W_up")
+        if skip.structured and skip.n is not None and (hc_structure_rank(w_down, skip.n) or 0) > 1:
+            raise SpecValueError(f"block `{d.name}` declares Hyper-Connection-structured weights, but its `W_down` "
+                                 "is not β ⊗ W⁰", d.span_of("W_down"),
+                                 f"stream blocks of W_down that are not multiples of one {dim} x {width} matrix",
+                                 "W_down = β ⊗ W⁰: stream k's rows are β_k times the same matrix W⁰",
+                                 "remove `structured: true` to decide these weights as given")
     if d.weights is not None:
+        if skip.structured:
+            raise SpecValueError(f"block `{d.name}` declares Hyper-Connection-structured weights and a weights file",
+                                 d.weights.span, "`structured: true` with `weights:`",
+                                 "`structured: true` for symbolic weights, or inline weights (checked exactly)",
+                                 "remove `structured: true`: weights read from a file are decided as given (their "
+                                 "exact ranks decide a structured W_down)")
         _check_weights_decl(d.weights, spec_dir, root)
         if w_up is not None:
             raise SpecValueError(f"block `{d.name}` has both inline weights and a weights file",
@@ -1084,7 +1096,7 @@ def _skip(node: s.Skip | None, d: s.BlockDef, dim: int | sp.Expr, scope: Scope) 
     if mix.shape != (n, n):
         raise _shape_error("the mixing matrix", mix.shape, (n, n), node.mix.span,
                            f"hyper(n: {n}, ...) mixes {n} streams with a {n} x {n} matrix")
-    return Skip("hyper", matrix=mix, n=n, span=node.span)
+    return Skip("hyper", matrix=mix, n=n, span=node.span, structured=node.structured)
 
 
 # ---- exploration spaces ---------------------------------------------------------------------------

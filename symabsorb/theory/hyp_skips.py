@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..model.block import hc_structure_rank
 from .checks import Subject, registrar, simple
 from .derivation import HypothesisCheck, HypStatus
 from .skips import is_stream_skip, kind_of, skip_invertible, skip_is_zero, skip_latex, stack_skip_product_nonzero
@@ -56,6 +57,30 @@ def _skip_hyper_invertible(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     inv = skip_invertible(skip)
     status = {True: HypStatus.PROVED, False: HypStatus.REFUTED, None: HypStatus.UNKNOWN}[inv]
     return simple("skip_hyper_invertible", status, statement, "" if inv else "A is not shown invertible")
+
+
+@hypothesis("hc_structured", "the weights are Hyper-Connection-structured, `W_down = β ⊗ W⁰`, as the spec declares "
+            "(`hyper(..., structured: true)`; checked exactly for given weights)")
+def _hc_structured(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
+    b = s.the_block
+    statement = ("the weights are Hyper-Connection-structured: $W_{\\mathrm{down}} = \\beta \\otimes W^0$ with "
+                 "$\\beta \\in \\mathbb{R}^n$, $W^0 \\in \\mathbb{R}^{d \\times m}$")
+    if not is_stream_skip(b.skip):
+        return simple("hc_structured", HypStatus.REFUTED, statement, "the skip is not a Hyper-Connection A ⊗ I_d")
+    if not b.skip.structured:
+        return simple("hc_structured", HypStatus.REFUTED, statement,
+                      "the weights are arbitrary on the whole n·d stream (no `structured: true` in the spec)")
+    if b.w_down is not None and b.skip.n is not None:
+        rank = hc_structure_rank(b.w_down, b.skip.n)
+        if rank is None:
+            return simple("hc_structured", HypStatus.UNKNOWN, statement, "W_down has irrational entries")
+        if rank > 1:
+            return simple("hc_structured", HypStatus.REFUTED, statement,
+                          f"the stream blocks of W_down span a space of dimension {rank} > 1")
+        return simple("hc_structured", HypStatus.PROVED,
+                      statement + " (the stream blocks of $W_{\\mathrm{down}}$ are multiples of one matrix, exactly)")
+    return simple("hc_structured", HypStatus.ASSUMED, statement,
+                  assumption="Hyper-Connection-structured weights W_down = β ⊗ W⁰ (declared: `structured: true`)")
 
 
 @hypothesis("skip_product_nonzero", '(stacks) `M_L⋯M_1 ≠ 0`', subject="stack")

@@ -147,6 +147,8 @@ def _describe_block(block: Block) -> DerivationStep:
         form = "W_{\\mathrm{down}}\\,\\sigma(W_{\\mathrm{up}}x)"
     weights = "concrete weights given in the spec" if block.has_inline_weights else (
         f"weights from `{block.weights.file}`" if block.weights else "arbitrary weights")
+    if block.skip.structured and not block.has_inline_weights:  # the question declared: hyper(..., structured: true)
+        weights = "Hyper-Connection-structured weights $W_{\\mathrm{down}} = \\beta \\otimes W^0$, otherwise arbitrary"
     # a size left symbolic is named, not equated with itself ("$d = d$")
     dim = "dimension $d$" if isinstance(block.stream_dim, sp.Symbol) and block.stream_dim.name == "d" else \
         f"dimension $d = {sp.latex(block.stream_dim)}$"

@@ -335,7 +335,8 @@ class HyperKind(MatrixKind):
     invertible_how = "$A \\otimes I_d$ with $\\det A \\ne 0$, computed exactly"
 
     def describe(self, skip: Skip) -> str:
-        return f"Hyper-Connection skip M = A ⊗ I_d with n = {skip.n}, A = {_mat(skip.matrix)}"
+        structured = "; Hyper-Connection-structured weights W_down = β ⊗ W⁰" if skip.structured else ""
+        return f"Hyper-Connection skip M = A ⊗ I_d with n = {skip.n}, A = {_mat(skip.matrix)}{structured}"
 
     def latex(self, skip: Skip) -> str:
         return f"{sp.latex(skip.matrix)} \\otimes I_d"
