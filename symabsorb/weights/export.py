@@ -10,7 +10,8 @@ from typing import Any
 from ..dsl.errors import SymabsorbError
 from ..theory.derivation import Witness
 
-__all__ = ["checkpoint_dtype", "rounding_note", "witness_arrays", "write_witness"]
+__all__ = ["checkpoint_dtype", "index_set_metadata", "read_index_set", "rounding_note", "witness_arrays",
+           "write_witness"]
 
 
 def _array(m: Any) -> Any:
@@ -23,14 +24,16 @@ def _array(m: Any) -> Any:
     return np.asarray(m, dtype=np.float64)
 
 
-def witness_arrays(witness: Witness) -> dict[str, Any]:
-    """Named float64 arrays of a witness (``layers.i.`` prefixes for a stack)."""
+def witness_arrays(witness: Witness, *, index_set: bool = True) -> dict[str, Any]:
+    """Named float64 arrays of a witness (``layers.i.`` prefixes for a stack); with ``index_set`` also the
+    flipped units as an ``index_set`` int64 array (a .npz has no metadata; a .safetensors file keeps it in
+    its metadata instead, :func:`index_set_metadata`)."""
     import numpy as np
 
     out: dict[str, Any] = {}
     if witness.layers:
         for i, layer in enumerate(witness.layers):
-            for key, value in witness_arrays(layer).items():
+            for key, value in witness_arrays(layer, index_set=index_set).items():
                 out[f"layers.{i}.{key}"] = value
         return out
     out["W_up"] = _array(witness.w_up)
@@ -48,8 +51,43 @@ def witness_arrays(witness: Witness) -> dict[str, Any]:
                 value = np.ascontiguousarray(value.T)
             renamed[names.get(key, key)] = value
         out = renamed
-    out["index_set"] = np.array(witness.index_set, dtype=np.int64)
+    if index_set:
+        out["index_set"] = np.array(witness.index_set, dtype=np.int64)
     return out
+
+
+def index_set_metadata(witness: Witness) -> dict[str, str]:
+    """The flipped units of a witness as safetensors metadata (strings): ``{"index_set": "[0, 2]"}``, per
+    layer ``layers.i.index_set`` for a stack; the file's tensors are then only the MLP's."""
+    import json
+
+    if witness.layers:
+        out: dict[str, str] = {}
+        for i, layer in enumerate(witness.layers):
+            out.update({f"layers.{i}.{k}": v for k, v in index_set_metadata(layer).items()})
+        return out
+    return {"index_set": json.dumps([int(j) for j in witness.index_set])}
+
+
+def read_index_set(path: Path) -> list[int] | dict[str, list[int]] | None:
+    """The index set a witness file records: a .safetensors file's metadata (a stack: per ``layers.i``), a
+    .npz file's ``index_set`` array; None when the file records none."""
+    import json
+
+    if path.suffix.lower() == ".npz":
+        import numpy as np
+
+        with np.load(path) as data:
+            return [int(j) for j in data["index_set"]] if "index_set" in data.files else None
+    from safetensors import safe_open
+
+    with safe_open(str(path), framework="numpy") as fh:
+        meta = fh.metadata() or {}
+    if "index_set" in meta:
+        return [int(j) for j in json.loads(meta["index_set"])]
+    layers = {k[: -len(".index_set")]: [int(j) for j in json.loads(v)] for k, v in meta.items()
+              if k.endswith(".index_set")}
+    return layers or None
 
 
 def _inexact(m: Any) -> bool:
@@ -122,8 +160,8 @@ def write_witness(path: Path, witness: Witness) -> None:
     """Write atomically as .npz or .safetensors."""
     import numpy as np
 
-    arrays, dtype_note = checkpoint_dtype(witness_arrays(witness), witness.dtype)
     suffix = path.suffix.lower()
+    arrays, dtype_note = checkpoint_dtype(witness_arrays(witness, index_set=suffix == ".npz"), witness.dtype)
     if suffix not in (".npz", ".safetensors"):
         raise SymabsorbError(f"cannot write `{path}`: use a .npz or .safetensors file name")
     directory = path.absolute().parent
@@ -140,7 +178,7 @@ def write_witness(path: Path, witness: Witness) -> None:
 
             save_file({k: np.ascontiguousarray(v) for k, v in arrays.items()}, tmp,
                       metadata={"producer": "symabsorb", "verified": witness.verified or "per layer",
-                                "dtype": dtype_note})
+                                "dtype": dtype_note, **index_set_metadata(witness)})
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

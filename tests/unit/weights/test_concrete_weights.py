@@ -109,7 +109,16 @@ def test_safetensors_witness(tmp_path: Path) -> None:
     spec = _spec(tmp_path, "m.safetensors", 'prefix: "mlp." up: "up.weight" down: "down.weight"')
     code, out, _ = run("absorb", str(spec), "--block", "b", "-o", str(tmp_path / "w.safetensors"))
     assert code == 0 and "biases" in out
-    assert list(load_file(str(tmp_path / "w.safetensors"))["index_set"]) == [0, 2, 3]
+    tensors = load_file(str(tmp_path / "w.safetensors"))
+    # only the MLP's tensors, in the checkpoint's names: the index set is the file's metadata, not a tensor
+    assert sorted(tensors) == ["mlp.down.weight", "mlp.up.weight"], sorted(tensors)
+    from safetensors import safe_open
+
+    from symabsorb.weights.export import read_index_set
+
+    with safe_open(str(tmp_path / "w.safetensors"), framework="numpy") as fh:
+        assert fh.metadata()["index_set"] == "[0, 2, 3]"
+    assert read_index_set(tmp_path / "w.safetensors") == [0, 2, 3]
 
 
 def test_float_random_is_not_absorbable_with_distance(tmp_path: Path) -> None:
