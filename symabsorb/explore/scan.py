@@ -549,14 +549,20 @@ def _decide_block(text: str, spec_dir: str, theorems: tuple[str, ...] = ()) -> A
     return Session(library_with(theorems)).decide_file(spec.blocks[0], spec_dir)
 
 
-def _decision_fields(decision: Any) -> dict[str, Any]:
+def _decision_fields(decision: Any, theorems: tuple[str, ...] = ()) -> dict[str, Any]:
     """What a record keeps of one decided block: verdict, result, scope, condition, the float search's
-    distances and the certificate (re-checked by ``symabsorb verify``)."""
+    distances and the certificate (re-checked by ``symabsorb verify``); a result of the user's
+    (``--theorems``) with the label and source ``prove`` shows, which the built-in library cannot give."""
+    from ..theory.library import default_library, library_with, shown_source
     from ..weights.certify import certificate_to_dict
 
     d = decision.derivation
     out: dict[str, Any] = {"verdict": d.verdict.value, "decided_by": d.decided_by, "scope": d.scope,
                            "condition": d.condition_plain}
+    if theorems and d.decided_by and d.decided_by not in default_library().results:
+        result = library_with(theorems).results.get(d.decided_by)
+        if result is not None:
+            out["decided_by_label"], out["decided_by_source"] = result.label, shown_source(result)
     search = decision.search
     if search is not None:
         for name in ("distance", "relative_distance"):
@@ -578,7 +584,8 @@ def _decide_bare(task: ScanTask) -> dict[str, Any]:
     start = time.thread_time()
     name = task.block_name + "_bare"
     try:
-        out: dict[str, Any] = {**_decision_fields(_decide_block(task.bare_text, task.spec_dir, task.theorems)),
+        out: dict[str, Any] = {**_decision_fields(_decide_block(task.bare_text, task.spec_dir, task.theorems),
+                                                  task.theorems),
                                "status": "done"}
     except BudgetExhausted:
         raise  # the command's budget ends the scan, never one bare block
@@ -591,7 +598,7 @@ def _decide_pinned(task: ScanTask, partial: dict[str, Any]) -> dict[str, Any]:
     decision = _decide_block(task.block_text, task.spec_dir, task.theorems)
     d = decision.derivation
     w = decision.weights
-    out: dict[str, Any] = {**_decision_fields(decision),
+    out: dict[str, Any] = {**_decision_fields(decision, task.theorems),
                            "d": int(w.w_up.shape[1]), "m": int(w.w_up.shape[0]), "gated": w.w_gate is not None,
                            "nondegenerate": bool(getattr(decision.nondegeneracy, "holds", False)),
                            "question": list(d.assumptions[:1]), "assumptions": list(task.assumptions),

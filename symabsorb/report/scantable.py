@@ -29,12 +29,18 @@ LEGEND = ("distance: the certified lower bound on min_S ‖W_down[:,S] W_up[S,:]
 _FAILED_NOTE = "not decided: the reason is on its `skipped` line"
 
 
-def _result_label(rid: str) -> str:
-    """The label ``prove`` shows (``Lemma PN``), not the id."""
+def _result_label(rid: str, record: dict[str, Any] | None = None) -> str:
+    """The label ``prove`` shows (``Lemma PN``), not the id; a user's result (``--theorems``) by the label
+    its record carries, with its source (``My lemma (user)``), as ``prove`` shows it."""
     from ..theory.library import default_library
 
     results = default_library().results
-    return results[rid].label if rid in results else rid
+    if rid in results:
+        return results[rid].label
+    if record is not None and record.get("decided_by") == rid and isinstance(record.get("decided_by_label"), str):
+        source = record.get("decided_by_source")
+        return visible(str(record["decided_by_label"])) + (f" ({visible(str(source))})" if source else "")
+    return rid
 
 
 def _distance(r: dict[str, Any]) -> float | None:
@@ -55,7 +61,7 @@ def _bare_cells(r: dict[str, Any]) -> tuple[str, str, str]:
         return "=", "=", "="
     dist = _distance(bare)
     rid = bare.get("decided_by")
-    return (str(bare.get("verdict", "open")), _result_label(str(rid)) if rid else "—",
+    return (str(bare.get("verdict", "open")), _result_label(str(rid), bare) if rid else "—",
             "—" if dist is None else f"{dist:.4g}")
 
 
@@ -92,7 +98,7 @@ def scan_rows(records: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
                      "activation": str(r.get("activation") or "?"),
                      "norm": str(r.get("norm") or "?"), "d": str(r.get("d", "?")), "m": str(r.get("m", "?")),
                      "verdict": str(r.get("verdict", "open")),
-                     "decided by": _result_label(str(rid)) if rid else "—",
+                     "decided by": _result_label(str(rid), r) if rid else "—",
                      "distance": "—" if dist is None else f"{dist:.4g}",
                      "dist/√d": "—" if rel is None else f"{rel:.3g}",
                      **dict(zip(("bare", "bare by", "bare dist."), _bare_cells(r), strict=True)),
