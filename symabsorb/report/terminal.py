@@ -38,8 +38,9 @@ if TYPE_CHECKING:
     from ..explore.atlas import Atlas
     from ..model.block import ResolvedSpec
 
-__all__ = ["VERDICT_STYLE", "catalog_table", "exploration_summary", "facts_table", "plain_math", "render_answer_terminal",
-           "render_terminal", "scan_table", "spec_listing", "terminal_answer", "terminal_report", "verification_text"]
+__all__ = ["VERDICT_STYLE", "catalog_table", "exploration_summary", "facts_table", "plain_math", "plain_table",
+           "render_answer_terminal", "render_terminal", "scan_table", "spec_listing", "terminal_answer", "terminal_report",
+           "verification_text"]
 
 VERDICT_STYLE = {Verdict.IMPOSSIBLE: "bold red", Verdict.CONDITIONAL: "bold yellow", Verdict.ABSORBABLE: "bold green",
                  Verdict.NOT_ABSORBABLE: "bold magenta", Verdict.OPEN: "bold cyan"}
@@ -187,13 +188,42 @@ def terminal_answer(answer: QueryAnswer, library: Library, opts: RenderOptions) 
                                   plain=opts.format == "text", verbose=opts.verbose)
 
 
+def plain_table(rows: Sequence[tuple[str, ...]], width: int) -> list[str]:
+    """Rows of cells as plain-text lines no wider than ``width`` (when the cells' words allow): every column
+    is wrapped in its own width, never truncated. The first columns keep their natural width up to a share
+    of ``width``; the last gets the rest, and when fewer than 24 columns are left it is printed below its
+    row, indented, at the full width."""
+    import textwrap
+
+    if not rows:
+        return []
+    n = len(rows[0])
+    caps = [max(10, width * 2 // 5)] + [max(10, width // 4)] * (n - 2)
+    widths = [max(1, min(cap, max(len(r[i]) for r in rows))) for i, cap in enumerate(caps)]
+    rest = width - sum(widths) - len(widths)
+    below = rest < 24
+
+    def wrap(text: str, w: int) -> list[str]:
+        return textwrap.wrap(text, w, break_long_words=True, break_on_hyphens=False) or [""]
+
+    out = []
+    for row in rows:
+        cells = [wrap(c, w) for c, w in zip(row[:-1], widths, strict=True)]
+        last = wrap(row[-1], width - 4 if below else rest)
+        if not below:
+            cells.append(last)
+        for k in range(max(len(c) for c in cells)):
+            parts = [(c[k] if k < len(c) else "").ljust(w) for c, w in zip(cells, [*widths, rest], strict=False)]
+            out.append(" ".join(parts).rstrip())
+        if below and row[-1]:
+            out.extend("    " + line for line in last)
+    return out
+
+
 def _summary_table(report: Report, width: int, color: bool, plain: bool) -> str:
     rows = [(terminal_text(q), v, terminal_text(by), terminal_text(d)) for q, v, by, d in _summary(report)]
     if plain or not _rich_available():
-        out = [terminal_text(report.title), ""]
-        for q, v, by, detail in rows:
-            out.append(f"{q:40s} {v:20s} {by:14s} {detail}")
-        return "\n".join(out) + "\n"
+        return "\n".join([terminal_text(report.title), "", *plain_table(rows, width)]) + "\n"
     from rich.markup import escape
     from rich.table import Table
 
