@@ -128,9 +128,9 @@ class Result(_Renderable):
 
     @property
     def verdict(self) -> str | None:
-        """``impossible``, ``conditional``, ``absorbable``, ``not-absorbable``, ``open`` (None for facts)."""
-        d = self.answer.derivation
-        return None if d is None else d.verdict.value
+        """``impossible``, ``conditional``, ``absorbable``, ``not-absorbable``, ``open``; a ``width`` answer that
+        proved a width: ``minimal-width`` (``w*`` proved) or ``width-bounds`` (an upper bound); None for facts."""
+        return self.answer.verdict
 
     @property
     def scope(self) -> str | None:

@@ -8,10 +8,27 @@ from dataclasses import dataclass, field
 
 from ..analysis.engine import ActivationFacts
 from ..model.activation import AnyActivation
-from ..theory.derivation import Derivation, NodeState
+from ..theory.derivation import Derivation, NodeState, Verdict
 from ..theory.library import Library
 
-__all__ = ["QueryAnswer", "Report"]
+__all__ = ["WIDTH_VERDICTS", "QueryAnswer", "Report", "width_verdict"]
+
+#: The verdict words of a ``width`` answer that found a width (its own words, never "absorbable", which
+#: answers the same-width question): ``minimal-width`` (the smallest width ``w*`` is proved: the upper
+#: bound meets the lower one), ``width-bounds`` (a width is proved to absorb; ``w*`` is bounded, not pinned).
+#: A width answer with no width keeps ``impossible`` (no width absorbs the block) or ``open``.
+WIDTH_VERDICTS = ("minimal-width", "width-bounds")
+
+
+def width_verdict(d: Derivation) -> str:
+    """The verdict word of a derivation as its answer states it: a ``width`` answer's own word
+    (:data:`WIDTH_VERDICTS`) where it proved a width, else the derivation's verdict."""
+    if d.width is None or d.verdict is not Verdict.ABSORBABLE:
+        return d.verdict.value
+    upper, lower, never, _scope = d.width
+    if never or not upper:
+        return d.verdict.value
+    return "minimal-width" if lower and upper == lower else "width-bounds"
 
 
 @dataclass(frozen=True)
@@ -24,6 +41,11 @@ class QueryAnswer:
     facts: ActivationFacts | None = None
     activation: AnyActivation | None = None
     order: int | None = None
+
+    @property
+    def verdict(self) -> str | None:
+        """The verdict word (a ``width`` answer's own, :func:`width_verdict`); None for facts."""
+        return None if self.derivation is None else width_verdict(self.derivation)
 
     @property
     def anchor(self) -> str:

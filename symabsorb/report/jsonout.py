@@ -18,13 +18,14 @@ from .formats import RenderOptions, renderer
 __all__ = ["SCHEMA_VERSION", "answer_to_dict", "library_fingerprint", "render_answer_json", "render_json", "report_to_dict",
            "schema"]
 
-SCHEMA_VERSION = "1.1"  # 1.1: scope "nondegenerate weights", degenerate_case
+SCHEMA_VERSION = "1.2"  # 1.1: scope "nondegenerate weights", degenerate_case; 1.2: width verdicts
 
 
 def answer_to_dict(a: QueryAnswer) -> dict[str, Any]:
     out: dict[str, Any] = {"query": a.query, "kind": a.kind}
     if a.derivation is not None:
         out["derivation"] = derivation_to_dict(a.derivation)
+        out["derivation"]["verdict"] = a.verdict  # a width answer's own word (schema 1.2), else the same
         if getattr(a.derivation, "certificate", None) is not None:
             from ..weights.certify import certificate_to_dict
 

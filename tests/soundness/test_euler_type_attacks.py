@@ -262,7 +262,7 @@ def test_width_enumeration_matches_an_independent_one(seed: int) -> None:
     got = _verdicts("\n".join(lines) + "\n")
     for name, want in cases:
         verdict, _, cond = got[f"width {name}"]
-        assert verdict == "absorbable" and re.fullmatch(rf"w\* = {want}", cond), (name, want, cond)
+        assert verdict == "minimal-width" and re.fullmatch(rf"w\* = {want}", cond), (name, want, cond)
 
 
 WIDTH_EDGES = """
@@ -304,9 +304,9 @@ def test_width_edges() -> None:
     inside each exact identity); generic: m + 2d - min(m, d), m + min(2r, d); Mish, SwiGLU: no width."""
     got = {k.removeprefix("width "): (v[0], v[2]) for k, v in _verdicts(WIDTH_EDGES).items()}
     # deg0's units cancel (C = 0): the block is x, and Theorem D (issue 30) gives the exact w* = 2·rank(I) = 4
-    assert got["deg0"] == ("absorbable", "w* = 4")
-    assert got["val0"] == ("absorbable", "w* <= 4")
-    assert got["rrb"] == ("absorbable", "w* = 4") and got["g2b"] == ("absorbable", "w* = 4")
+    assert got["deg0"] == ("minimal-width", "w* = 4")
+    assert got["val0"] == ("width-bounds", "w* <= 4")
+    assert got["rrb"] == ("minimal-width", "w* = 4") and got["g2b"] == ("minimal-width", "w* = 4")
     assert got["mish"][0] == "impossible" and got["gat"][0] == "impossible" and got["prb"][0] == "open"
     assert got["sym1"][1] == "w* = 4" and got["sym3"][1] == "w* <= 2" and got["sym4"][1] == "w* = 5*d"
     assert got["sym6"][1] == "w* = 5" and got["sym12"][1] == "w* = 2"
@@ -349,7 +349,7 @@ def test_width_outside_the_bare_setting() -> None:
     assert low is None or int(low.group(1)) <= 2
     for name in ("babf", "babfg", "babfs"):
         assert got[name][0] in ("open", "impossible"), name
-    assert got["bias1"][0] == "absorbable"
+    assert got["bias1"][0] == "width-bounds"
 
 
 def test_width_of_degenerate_file_weights(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -361,7 +361,7 @@ def test_width_of_degenerate_file_weights(tmp_path) -> None:  # type: ignore[no-
     spec = tmp_path / "d6.absorb"
     spec.write_text('block fdeg6 { activation: relu dim: 2 weights: "deg6.npz" skip: [[1,0],[0,0]] }\nwidth fdeg6\n')
     (r,) = api.prove(spec, budget=BUDGET).results
-    assert r.verdict in ("absorbable", "open")
+    assert r.verdict in ("minimal-width", "width-bounds", "open")
     assert "=" not in (r.condition or "").replace("<=", "") and not re.match(r"\S+ <= w", r.condition or "")
 
 
@@ -377,7 +377,7 @@ width lpln
 width lprms
 absorb lpln
 """)
-    assert got["width lpln"][0] == "absorbable" and got["width lpln"][2] == "w* = 1"
+    assert got["width lpln"][0] == "minimal-width" and got["width lpln"][2] == "w* = 1"
     assert got["width lprms"][2] == "w* = 2" and got["absorb lpln"][0] == "absorbable"
 
 

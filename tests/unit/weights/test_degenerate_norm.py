@@ -44,7 +44,7 @@ def _centre(v: list[Fraction]) -> list[Fraction]:
 def test_post_ln_width_uses_the_reduced_block() -> None:
     rep = symabsorb.prove(symabsorb.load(WLN))
     absorb, width = rep.results
-    assert width.verdict == "absorbable" and width.decided_by == "Theorem D"
+    assert width.verdict == "minimal-width" and width.decided_by == "Theorem D"
     assert width.condition == "w* = 2"  # was w* = 4: Theorem D on the untransformed W_down
     block = symabsorb.load(WLN).resolved.blocks[0]
     base = decide(block, default_library())
