@@ -6,16 +6,13 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from pathlib import Path
-
-import pytest
 
 from symabsorb.report.common import STATUS_COLORS, blueprint_status
 from symabsorb.report.graph import render_graph
 from symabsorb.report.graphpage import graph_page
 from symabsorb.theory.library import default_library
-from tests.helpers import ROOT, require_program, run_cli
+from tests.helpers import ROOT, run_cli
 
 #: what a blueprint's print.tex provides around content.tex: ONLY what leanblueprint's stock
 #: macros/common.tex defines (theorem, proposition, lemma, corollary, definition), plus the plugin's
@@ -72,20 +69,6 @@ def test_no_placeholder_no_latex_source_as_text_and_named_docs() -> None:
     assert "\\textbackslash" not in text  # math never printed as its LaTeX source in \texttt
     assert "\\begin{conjecture}" not in text and "\\begin{theorem}[Conjecture E" in text
     assert "proved in docs/theorems.md" not in text and "proved in symabsorb's docs/theorems.md" in text
-
-
-@pytest.mark.slow  # runs pdfLaTeX (the fast tier's budget: make test-fast <= 60 s)
-def test_the_blueprint_builds_with_pdflatex(tmp_path: Path) -> None:
-    pdflatex = require_program("pdflatex", "texlive-latex-base")
-    code, _out, err, _ = run_cli("graph", "--format", "blueprint", "-o", str(tmp_path / "content.tex"))
-    assert code == 0, err
-    (tmp_path / "print.tex").write_text(WRAPPER, encoding="utf-8")
-    for _ in range(2):
-        run = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error", "print.tex"], cwd=tmp_path,
-                             capture_output=True, text=True, timeout=300)
-        assert run.returncode == 0, run.stdout[-3000:]
-    log = (tmp_path / "print.log").read_text(errors="replace")
-    assert "undefined references" not in log and "Reference `" not in log
 
 
 def test_a_user_lemma_is_escaped_and_marked(tmp_path: Path) -> None:
