@@ -154,11 +154,18 @@ class Result(_Renderable):
 
     @property
     def condition_sympy(self) -> Any:
-        """The condition as SymPy, when it is the index-set condition ``W_down[:,S] W_up[S,:] = T``:
-        ``Eq(W_down_S * W_up_S, T)`` with ``W_down_S`` a ``d x k`` and ``W_up_S`` a ``k x d``
-        ``MatrixSymbol`` (``k = |S|``) and ``T`` a ``Matrix`` or a multiple of ``Identity(d)`` (or of
-        ``Identity(d) - OneMatrix(d, d)/d``, the centred skip). None for any other condition (read
-        :attr:`condition` then): the text is never evaluated, only these forms are recognised."""
+        """The condition as SymPy, when it is the index-set condition ``W_down[:,S] W_up[S,:] = T`` (for some
+        index set ``S``): ``Eq(W_down_S * W_up_S, T)`` with ``W_down_S`` a ``d x k`` and ``W_up_S`` a ``k x d``
+        ``MatrixSymbol`` (``k = |S|``) and ``T`` a ``Matrix``, a multiple of ``Identity(d)`` or of
+        ``Identity(d) - OneMatrix(d, d)/d`` (the centred skip), or ``KroneckerProduct(A, Identity(d))``
+        (Hyper-Connections on ``n`` streams: ``W_down_S`` is then ``n·d x k``). A post-LN layer's reduced
+        condition (Lemma PN) is ``Eq(P * W_down_S * W_up_S, T)`` with ``P`` the ``MatrixSymbol`` of the
+        centring projection ``I − 11ᵀ/d`` (``.subs(P, Identity(d) - OneMatrix(d, d)/d)`` to expand it).
+
+        None for every other condition (read :attr:`condition` then): the text is never evaluated, only these
+        forms are recognised. Not an equation in matrices, so None by design: the rescaling conditions
+        (``c W_down D W_up = M`` for some diagonal ``D`` with ``D_ii > −1``: an equation alone would drop the
+        inequalities on ``D``), rank conditions (``rank(...) <= m``), span and fold conditions."""
         d = self.answer.derivation
         return None if d is None or not d.condition_plain else _condition_sympy(d.condition_plain)
 
@@ -252,35 +259,56 @@ class Result(_Renderable):
         return f"<Result {self.query!r}: facts>"
 
 
-_INDEX_SET = re.compile(r"W_down\[:,S\] W_up\[S,:\] = (.+)")
+_INDEX_SET = re.compile(r"(P )?W_down\[:,S\] W_up\[S,:\] = (.+)")
 _RATIONAL = r"-?\d+(?:/\d+)?"
+_ROWS = rf"\[\[{_RATIONAL}(?:, {_RATIONAL})*\](?:, \[{_RATIONAL}(?:, {_RATIONAL})*\])*\]"
+
+
+def _square(text: str) -> Any:
+    """``[[1, 0], [0, 1]]`` (rationals only, square) as an immutable SymPy matrix, else None."""
+    import sympy as sp
+
+    rows = [[sp.Rational(x) for x in re.findall(_RATIONAL, row)] for row in re.findall(r"\[([^\[\]]*)\]", text)]
+    if rows and len({len(r) for r in rows}) == 1 and len(rows) == len(rows[0]):
+        return sp.ImmutableMatrix(rows)
+    return None
 
 
 def _condition_sympy(plain: str) -> Any:
-    """``W_down[:,S] W_up[S,:] = T`` as a SymPy ``Eq`` (see :attr:`Result.condition_sympy`), else None."""
+    """The index-set condition as a SymPy ``Eq`` (see :attr:`Result.condition_sympy`), else None."""
     import sympy as sp
+    from sympy.matrices.expressions.kronecker import KroneckerProduct
 
     m = _INDEX_SET.fullmatch(plain.strip())
     if m is None:
         return None
-    rhs = m.group(1).strip()
+    projected, rhs = m.group(1) is not None, m.group(2).strip()
     d = sp.Symbol("d", integer=True, positive=True)
+    rows: Any = d  # the rows of W_down[:,S] (the stream: n·d for Hyper-Connections)
     target: Any = None
     scaled = re.fullmatch(rf"(-)?(?:({_RATIONAL})\*)?(I_d|\(I_d - 11ᵀ/d\))", rhs)
+    kron = re.fullmatch(rf"({_ROWS}) ⊗ I_d", rhs)
     if scaled is not None:
         factor = sp.Rational(scaled.group(2) or 1) * (-1 if scaled.group(1) else 1)
         base = sp.Identity(d) if scaled.group(3) == "I_d" else sp.Identity(d) - sp.OneMatrix(d, d) / d
         target = base if factor == 1 else factor * base
-    elif re.fullmatch(rf"\[\[{_RATIONAL}(?:, {_RATIONAL})*\](?:, \[{_RATIONAL}(?:, {_RATIONAL})*\])*\]", rhs):
-        rows = [[sp.Rational(x) for x in re.findall(_RATIONAL, row)] for row in re.findall(r"\[([^\[\]]*)\]", rhs)]
-        if len({len(r) for r in rows}) == 1 and len(rows) == len(rows[0]):
-            target = sp.ImmutableMatrix(rows)
-            d = target.rows
+    elif kron is not None:  # Hyper-Connections: T = A' ⊗ I_d on n streams of d coordinates
+        mix = _square(kron.group(1))
+        if mix is not None:
+            target = KroneckerProduct(mix, sp.Identity(d))
+            rows = mix.rows * d
+    elif re.fullmatch(_ROWS, rhs):
+        target = _square(rhs)
+        if target is not None:
+            d = rows = target.rows
     if target is None:
         return None
     k = sp.Symbol("k", integer=True, nonnegative=True)  # |S|
-    w_down_s, w_up_s = sp.MatrixSymbol("W_down[:,S]", d, k), sp.MatrixSymbol("W_up[S,:]", k, d)
-    return sp.Eq(w_down_s * w_up_s, target, evaluate=False)
+    w_down_s, w_up_s = sp.MatrixSymbol("W_down[:,S]", rows, k), sp.MatrixSymbol("W_up[S,:]", k, rows)
+    lhs = w_down_s * w_up_s
+    if projected:  # post-LN (Lemma PN): the centring P = I − 11ᵀ/d applied to the product
+        lhs = sp.MatrixSymbol("P", rows, rows) * lhs
+    return sp.Eq(lhs, target, evaluate=False)
 
 
 def _tex_text(text: str) -> str:
