@@ -27,9 +27,9 @@ def procedures() -> str:
     from symabsorb.theory.procedures import PROCEDURES
 
     rows = ["| `concrete` | what is decided | inline weights | weights files |", "|---|---|---|---|"]
-    for name in PROCEDURES.names():
+    for name in PROCEDURES.names("concrete"):
         p = PROCEDURES.get(name)
-        inline = "yes" if p is not None and p.inline is not None else ("deep stacks" if p and p.stack else "—")
+        inline = "deep stacks" if p is not None and p.stack else ("yes" if p is not None and p.inline is not None else "—")
         file = "yes" if p is not None and p.file is not None else "—"
         doc = PROCEDURES.doc(name).replace("|", "\\|")
         rows.append(f"| `{name}` | {doc} | {inline} | {file} |")

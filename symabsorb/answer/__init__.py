@@ -5,6 +5,7 @@ force and the run); :mod:`.types` holds the answers as data (:class:`~.types.Que
 :class:`~.types.Report`), which :mod:`symabsorb.report` renders.
 """
 
+from . import procedures as _procedures  # noqa: F401  (attaches verify's re-checks to the built-in procedures)
 from .session import AnswerContext, Session, answer, build_report, in_force
 from .types import QueryAnswer, Report
 

@@ -302,7 +302,8 @@ def _question(block: Any, m: int, d_in: int, cert: Certificate, verdict: str,
                     f"weights; for this block the library's answer is {derivation.verdict.value} ({decided})"), derivation
         return None, derivation
     conclusion = result.conclusion if result is not None else None
-    if conclusion is None or conclusion.concrete != "index-set" or derivation.condition_constant is None:
+    proc = in_force().library.procedure(result)
+    if conclusion is None or proc is None or not proc.index_set or derivation.condition_constant is None:
         return f"the block's question is not an index-set condition (decided by {decided})", derivation
     if verdict == "absorbable" and conclusion.sufficient != "proved":
         return f"`{decided}` does not prove that its condition suffices", derivation
@@ -554,10 +555,13 @@ def _check_file_witness(witness: dict[str, Any], cert: Certificate, loaded: Any,
 def _check_inline_query(d: dict[str, Any], block: Any, verdict: str) -> str | None:
     """An inline block's witness, re-checked in exact rationals: the flip of the spec's weights over
     its index set, and ``W_down[:,S] W_up[S,:] = T`` with ``T = −M/(2c)`` re-derived from the spec."""
-    from .verify_degenerate import check_inline_degenerate, check_pair_witness, claims_theorem_d, is_theorem_d_witness
+    from .verify_degenerate import check_pair_witness, is_theorem_d_witness
 
-    if claims_theorem_d(d):  # Theorem D (any weights): its own witness and certificate, re-derived from the spec
-        return check_inline_degenerate(d, block, verdict)
+    rid = d.get("decided_by")
+    proc = in_force().library.procedure(rid) if isinstance(rid, str) else None
+    if proc is not None and not proc.stack and proc.verifier is not None:
+        # the procedure's own verifier (Theorem D: its witness and certificate, re-derived from the spec)
+        return proc.verifier(d, block, verdict)  # type: ignore[no-any-return]
     if is_theorem_d_witness(d):  # e.g. Cor. D-sandwich's absorbable: Theorem D's construction, not a flip (F5)
         return check_pair_witness(d, block, verdict)
     witness = d.get("witness")
@@ -584,7 +588,8 @@ def _check_inline_query(d: dict[str, Any], block: Any, verdict: str) -> str | No
     derivation = in_force().prove(block)
     result = _library_result(derivation.decided_by)
     conclusion = result.conclusion if result is not None else None
-    if conclusion is None or conclusion.concrete != "index-set" or conclusion.sufficient != "proved" \
+    proc = in_force().library.procedure(result)
+    if conclusion is None or proc is None or not proc.index_set or conclusion.sufficient != "proved" \
             or derivation.condition_constant is None:
         # not a flip of an index-set condition (a rescaling, a rank factorisation, an enumerated flip): the witness
         # is re-checked by the identity B'(x) = Mx + B(x) it claims, whatever result found it

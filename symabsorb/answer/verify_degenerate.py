@@ -13,19 +13,10 @@ from ..theory.skips import is_stream_skip
 from ..weights.certify import CertificateError
 from .session import in_force
 
-__all__ = ["check_inline_degenerate", "check_pair_witness", "claims_theorem_d", "is_theorem_d_witness"]
+__all__ = ["check_inline_degenerate", "check_pair_witness", "is_theorem_d_witness"]
 
 #: The longest entry of a witness matrix accepted from a report (characters).
 MAX_ENTRY = 4000
-
-
-def claims_theorem_d(d: dict[str, Any]) -> bool:
-    """Whether the report says Theorem D's procedure decided the query (re-derived before it is believed)."""
-    rid = d.get("decided_by")
-    if not isinstance(rid, str):
-        return False
-    result = in_force().library.results.get(rid)
-    return result is not None and result.conclusion.concrete == "degenerate"
 
 
 def _matrix(rows: Any, shape: tuple[int, int], what: str) -> list[list[Fraction]]:
@@ -76,7 +67,8 @@ def check_inline_degenerate(d: dict[str, Any], block: Any, verdict: str) -> str 
     library = session.library
     proof = session.derive(block)
     result = library.results.get(proof.derivation.decided_by or "")
-    if result is None or result.conclusion.concrete != "degenerate" or proof.attempt is None:
+    proc = library.procedure(result)
+    if result is None or proc is None or not proc.any_weights or proof.attempt is None:
         raise CertificateError(f"the block's question is not decided by Theorem D's procedure (decided by "
                                f"{proof.derivation.decided_by or 'no result'})")
     q = block.question

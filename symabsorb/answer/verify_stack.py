@@ -106,8 +106,7 @@ def check_stack_query(data: dict[str, Any], q: dict[str, Any], report: Any) -> s
                                f"{again.decided_by or 'no result'}, not {verdict} ({scope})")
     witness = d.get("witness") if isinstance(d.get("witness"), dict) else None
     layers = witness.get("layers") if witness is not None else None
-    result = in_force().library.results.get(again.decided_by or "")
-    concrete = result.conclusion.concrete if result is not None else None
+    proc = in_force().library.procedure(again.decided_by)
     if again.witness is None:
         if layers:
             raise CertificateError("the report has a witness the re-derivation does not give")
@@ -116,10 +115,8 @@ def check_stack_query(data: dict[str, Any], q: dict[str, Any], report: Any) -> s
         return f"re-derived exactly from the spec: {again.verdict.value} ({again.scope})"
     if not isinstance(layers, list) or not layers:
         raise CertificateError(f"the verdict {verdict} needs its witness (residual-free blocks); the report has none")
-    if concrete == "slopes-1d":
-        return _check_1d(d, again)
-    if concrete == "fold":
-        return _check_fa(d, stack)
+    if proc is not None and proc.stack and proc.verifier is not None:  # Theorem 1D's, Theorem FA's own witness
+        return proc.verifier(d, again, stack)  # type: ignore[no-any-return]
     return _check_composed(layers, blocks, again, stack)
 
 
@@ -224,7 +221,7 @@ def _check_fd(d: dict[str, Any], stack: Any) -> str:
             f"> D_free = {free} (Lemma F, general formula), recomputed from the spec")
 
 
-def _check_1d(d: dict[str, Any], again: Any) -> str:
+def check_1d(d: dict[str, Any], again: Any) -> str:
     import sympy as sp
 
     assert again.witness is not None
@@ -248,7 +245,7 @@ def _check_1d(d: dict[str, Any], again: Any) -> str:
     return "Theorem 1D: the slopes re-derived exactly, and the witness's slopes equal them (exact)"
 
 
-def _check_fa(d: dict[str, Any], stack: Any) -> str:
+def check_fa(d: dict[str, Any], stack: Any) -> str:
     from ..weights.deep import check_fold_witness, fold_test, layers_of
 
     layers = layers_of(stack)

@@ -9,14 +9,14 @@ from __future__ import annotations
 import functools
 import re
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..dsl.errors import Span, SpecError
-from .procedures import PROCEDURES
+from .procedures import PROCEDURES, Procedure, ProcedureRegistry
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -60,8 +60,6 @@ PROVIDES = ("width-free", "width-rank", "width-pairs", "width-lines", "width-exa
             "tropical-limit", "degenerate-sandwich")
 #: Facts whose evidence a remark may attach (ungated blocks): ``symmetry`` is Sym(σ).
 REMARK_EVIDENCE = ("symmetry",)
-#: Width procedures a decider may name in ``[width]``.
-WIDTH_PROCEDURES = ("rank",)
 
 _TOP_KEYS = ("id", "label", "title", "kind", "source", "citation", "role", "applies_to", "priority", "statement",
              "uses", "hypotheses", "conclusion", "proof", "provides", "setting", "remarks", "width", "reduction")
@@ -120,7 +118,8 @@ class Remark:
 @dataclass(frozen=True)
 class WidthRule:
     """What the `width` query may use of a decider: ``uses_width = false`` (an impossibility whose proof
-    never uses the width: no width absorbs), ``procedure`` (:data:`WIDTH_PROCEDURES`), or ``upper`` (a
+    never uses the width: no width absorbs), ``procedure`` (a procedure of the registry that may be named
+    in ``[width]``: :meth:`~.procedures.ProcedureRegistry.names` ``("width")``), or ``upper`` (a
     width at which the result's construction absorbs, explained by ``step``)."""
 
     uses_width: bool = True
@@ -183,6 +182,21 @@ class Library:
 
     results: Mapping[str, Result]
     hypotheses: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    procedures: ProcedureRegistry = field(default=PROCEDURES, compare=False, repr=False)
+
+    def procedure(self, result: Result | str | None, key: str = "concrete") -> Procedure | None:
+        """The procedure a result names (``key``: its ``[conclusion] concrete``, or its ``[width]
+        procedure`` with ``key="width"``), from the registry this library was checked against; None when it
+        names none (``result``: a result or its id; an unknown id is None too)."""
+        r = self.results.get(result) if isinstance(result, str) else result
+        if r is None:
+            return None
+        return self.procedures.get(r.conclusion.concrete if key == "concrete" else r.width.procedure)
+
+    def results_with(self, test: Callable[[Procedure], bool]) -> list[Result]:
+        """The results whose concrete procedure passes ``test`` (``lambda p: p.any_weights``), sorted by id."""
+        return [r for r in sorted(self.results.values(), key=lambda r: r.id)
+                if (p := self.procedure(r)) is not None and test(p)]
 
     @functools.cached_property
     def graph(self) -> nx.DiGraph:
@@ -432,7 +446,22 @@ def _check_templates(src: _Source, templates: Iterable[tuple[str, str]], bound: 
                             f"(`\\tfrac{{a}}{{{name}}}` is never filled)", after=at)
 
 
-def _parse_result(file: str, text: str, declared: Mapping[str, Any]) -> Result:
+def _check_reads(src: _Source, proc: Procedure | None, key: str, bound: set[str], declared: Mapping[str, Any],
+                 at: int) -> None:
+    """A procedure's declared ``reads`` are bound by the result's hypotheses (checked only against real
+    declarations: a load with hypothesis names alone cannot know what they bind)."""
+    if proc is None or not declared or any(v is None for v in declared.values()):
+        return
+    missing = [name for name in proc.reads if name not in bound]
+    if missing:
+        raise src.error(f"the procedure `{proc.name}` reads {', '.join(f'`{n}`' for n in missing)}, which no "
+                        "hypothesis of this result binds", f'"{proc.name}"',
+                        f"hypotheses binding {', '.join(proc.reads)}",
+                        "add the hypothesis that binds it, or name another procedure", after=at)
+
+
+def _parse_result(file: str, text: str, declared: Mapping[str, Any],
+                  procedures: ProcedureRegistry = PROCEDURES) -> Result:
     src = _Source(file, text)
     try:
         data = tomllib.loads(text)
@@ -474,7 +503,7 @@ def _parse_result(file: str, text: str, declared: Mapping[str, Any]) -> Result:
         if key in c:
             _choice(src, c[key], ("proved", "open"), f"`{key}` status", after=at)
     if "concrete" in c:
-        _choice(src, c["concrete"], PROCEDURES.names(), "concrete-weights procedure", after=at)
+        _choice(src, c["concrete"], procedures.names("concrete"), "concrete-weights procedure", after=at)
     nondeg = c.get("nondegeneracy", "N1" if scope == "nondegenerate weights" else None)
     if nondeg is not None:
         _choice(src, nondeg, NONDEGENERACY, "nondegeneracy", after=at)
@@ -526,7 +555,7 @@ def _parse_result(file: str, text: str, declared: Mapping[str, Any]) -> Result:
     at = src.section("width") - 1
     _unknown_keys(src, w, _SECTION_KEYS["width"], "[width]", after=at)
     if "procedure" in w:
-        _choice(src, w["procedure"], WIDTH_PROCEDURES, "width procedure", after=at)
+        _choice(src, w["procedure"], procedures.names("width"), "width procedure", after=at)
     uses_width = _typed(src, w.get("uses_width", True), bool, "uses_width", "true or false", after=at)
     if not uses_width and (conclusion.verdict != "impossible" or scope != "all weights"):
         raise src.error("`uses_width = false` is for impossibility results on all weights", "uses_width",
@@ -556,6 +585,8 @@ def _parse_result(file: str, text: str, declared: Mapping[str, Any]) -> Result:
 
     all_binds = {b for d in declared.values() for b in getattr(d, "binds", ())} | {"M", "T"}
     bound = _binds(hyps, declared, applies_to)
+    _check_reads(src, procedures.get(c.get("concrete")), "concrete", bound, declared, src.section("conclusion") - 1)
+    _check_reads(src, procedures.get(w.get("procedure")), "procedure", bound, declared, src.section("width") - 1)
     templates = [("steps", t) for t in proof]
     templates += [(key, v) for key in ("condition", "condition_plain", "degenerate")
                   if isinstance(v := c.get(key), str)]
@@ -608,10 +639,12 @@ def _read_user_file(path: Path) -> str:
                            f"the byte 0x{data[err.start]:02x}", "UTF-8 text", "save the file as UTF-8") from None
 
 
-def load_library(directories: Iterable[Path | Any], known_hypotheses: Mapping[str, Any] | Iterable[str]) -> Library:
+def load_library(directories: Iterable[Path | Any], known_hypotheses: Mapping[str, Any] | Iterable[str],
+                 procedures: ProcedureRegistry = PROCEDURES) -> Library:
     """Load every ``*.toml`` under ``directories`` (later directories may add results), each checked
     against the hypothesis declarations ``known_hypotheses`` (name -> :class:`~.hypdecl.Declaration`;
-    a bare iterable of names checks the names only)."""
+    a bare iterable of names checks the names only) and the procedure registry ``procedures`` (names,
+    and the bindings each reads)."""
     known: Mapping[str, Any] = known_hypotheses if isinstance(known_hypotheses, Mapping) else \
         {name: None for name in known_hypotheses}
     results: dict[str, Result] = {}
@@ -626,7 +659,7 @@ def load_library(directories: Iterable[Path | Any], known_hypotheses: Mapping[st
                 _check_inside(directory, path)
             text = _read_user_file(path) if isinstance(path, Path) else path.read_text(encoding="utf-8")
             file = str(path)
-            result = _parse_result(file, text, known)
+            result = _parse_result(file, text, known, procedures)
             if result.id in results:
                 raise _err(file, text, f'"{result.id}"', f"duplicate result id `{result.id}`", "a new id",
                            f"`{result.id}` is already defined in {results[result.id].file}")
@@ -661,7 +694,7 @@ def load_library(directories: Iterable[Path | Any], known_hypotheses: Mapping[st
         path = " -> ".join(cycle)
         raise _err(results[first].file, texts[first], f'"{cycle[0]}"', f"the `uses` graph has a cycle: {path}",
                    "results that do not depend on themselves")
-    return Library(results, {k: v for k, v in known.items() if v is not None})
+    return Library(results, {k: v for k, v in known.items() if v is not None}, procedures)
 
 
 def _find_cycle(results: Mapping[str, Result]) -> list[str]:

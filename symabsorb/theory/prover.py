@@ -445,7 +445,8 @@ def _derive(query: str, target: Block | Stack, kind: str, act: AnyActivation | N
             assumptions.append(c.statement)
     if isinstance(target, Block) and not isinstance(target.dim, int):
         assumptions.append(SIZES_NOTE)
-    constant = constant if verdict is Verdict.CONDITIONAL and r.conclusion.concrete == "index-set" else None
+    proc = library.procedure(r)
+    constant = constant if verdict is Verdict.CONDITIONAL and proc is not None and proc.index_set else None
     derivation = Derivation(query, target.name, kind, verdict, scope, r.id, r.source,
                             act.name if act else "", _expr(act), isinstance(act, GatedActivation), condition,
                             condition_plain, constant, r.conclusion.sufficient, r.conclusion.necessary,

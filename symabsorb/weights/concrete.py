@@ -19,10 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 import sympy as sp
 
-from ..model.block import Block
+from ..model.block import Block, Stack
 from ..model.functions import Z
 from ..theory.derivation import Derivation, DerivationStep, HypStatus, Scope, Verdict, Witness
 from ..theory.library import Library
@@ -50,10 +51,9 @@ def refine_inline(proof: Proof, library: Library, *, index_set: bool = True) -> 
             step = DerivationStep(f"These weights are nondegenerate (checked exactly), so by [{d.decided_by}] they are "
                                   "not absorbable.", (d.decided_by or "",), kind="conclusion")
             return replace(d, verdict=Verdict.NOT_ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step))
-    name = chosen.result.conclusion.concrete or ""
-    procedure = PROCEDURES.get(name)
+    procedure = library.procedure(chosen.result)
     if (d.verdict is Verdict.CONDITIONAL and procedure is not None and procedure.inline is not None
-            and (index_set or name != "index-set")):
+            and not procedure.stack and (index_set or not procedure.index_set)):
         return procedure.inline(block, d, chosen, library)  # type: ignore[no-any-return]
     return d
 
@@ -70,7 +70,7 @@ def refine_file(proof: Proof, fb: FileBlock, library: Library) -> FileDecision:
         decided = degenerate_file(state, fb, library)
         if decided is not None:
             return decided  # type: ignore[no-any-return]
-    procedure = PROCEDURES.get(result.conclusion.concrete or "") if result is not None else None
+    procedure = library.procedure(result)
     if procedure is None or procedure.file is None:
         return inline_only(state, fb)
     return procedure.file(state, fb)  # type: ignore[no-any-return]
@@ -440,18 +440,46 @@ def _index_set_inline(block: Block, d: Derivation, chosen: Attempt, library: Lib
     return decided
 
 
-# The concrete-weight procedures, keyed by a result's ``concrete`` field (the only switch), registered in the
-# one registry (theory/procedures.py). ``rank``, ``rescale``, ``enumerate``, ``rescale-signed``, ``span`` and
-# ``rescale-power`` exist for inline exact weights only; ``slopes-1d`` and ``fold`` decide deep stacks
-# (weights/deepdecide.py dispatches on them).
-PROCEDURES.register("index-set", _index_set_inline, index_set_file)
-PROCEDURES.register("rank", _rank_decision)
-PROCEDURES.register("rescale", _rescale_decision)
-PROCEDURES.register("enumerate", _polynomial_odd_decision)
-PROCEDURES.register("rescale-signed", _rpos_decision)
-PROCEDURES.register("span", _span_decision)
-PROCEDURES.register("rescale-power", _power_decision)
-PROCEDURES.register("degenerate", _degenerate_decision)
-PROCEDURES.register("affine", _affine_decision)
-PROCEDURES.register("slopes-1d", stack=True)
-PROCEDURES.register("fold", stack=True)
+def _rank_width(block: Block, subject: Any, library: Library) -> object:
+    """``[width] procedure = "rank"``: :func:`.width.rank_width`."""
+    from .width import rank_width
+
+    return rank_width(block, subject, library)
+
+
+def _degenerate_width(block: Block, rid: str) -> object:
+    """Theorem D's exact ``w*`` on inline weights: :func:`.degenerate.degenerate_width`."""
+    from .degenerate import degenerate_width
+
+    return degenerate_width(block, rid)
+
+
+def _slopes_1d(target: Stack, d: Derivation, library: Library) -> Derivation:
+    """Theorem 1D on a deep stack's inline weights: :func:`.deepdecide.decide_1d`."""
+    from .deepdecide import decide_1d
+
+    return decide_1d(target, d, library)  # type: ignore[no-any-return]
+
+
+def _fold(target: Stack, d: Derivation, library: Library) -> Derivation:
+    """Theorem FA's fold test on a deep stack's inline weights: :func:`.deepdecide.decide_fold`."""
+    from .deepdecide import decide_fold
+
+    return decide_fold(target, d)  # type: ignore[no-any-return]
+
+
+# The concrete-weight procedures, keyed by a result's ``concrete`` field (the only switch), attached to their
+# declarations in the one registry (theory/procedures.py: what each is, checked at load). ``rank``,
+# ``rescale``, ``enumerate``, ``rescale-signed``, ``span`` and ``rescale-power`` exist for inline exact weights
+# only; ``slopes-1d`` and ``fold`` decide deep stacks (weights/deepdecide.py asks the procedure).
+PROCEDURES.attach("index-set", inline=_index_set_inline, file=index_set_file)
+PROCEDURES.attach("rank", inline=_rank_decision, width_rule=_rank_width)
+PROCEDURES.attach("rescale", inline=_rescale_decision)
+PROCEDURES.attach("enumerate", inline=_polynomial_odd_decision)
+PROCEDURES.attach("rescale-signed", inline=_rpos_decision)
+PROCEDURES.attach("span", inline=_span_decision)
+PROCEDURES.attach("rescale-power", inline=_power_decision)
+PROCEDURES.attach("degenerate", inline=_degenerate_decision, width=_degenerate_width)
+PROCEDURES.attach("affine", inline=_affine_decision)
+PROCEDURES.attach("slopes-1d", inline=_slopes_1d)
+PROCEDURES.attach("fold", inline=_fold)

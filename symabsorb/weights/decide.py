@@ -15,6 +15,7 @@ import sympy as sp
 from ..model.block import Block, Stack
 from ..theory.derivation import Derivation, DerivationStep, Verdict, Witness
 from ..theory.library import Library
+from ..theory.procedures import Procedure
 from ..theory.skips import is_stream_skip, kind_of, skip_matrix
 from .search import SearchResult, exact_search, floor_text
 from .witness import check_witness, flip_witness
@@ -31,12 +32,10 @@ def format_index_set(s: tuple[int, ...]) -> str:
     return "\\{" + ", ".join(map(str, s)) + "\\}"
 
 
-def concrete_procedure(derivation: Derivation, library: Library) -> str | None:
-    """The ``concrete`` field of the result that decided ``derivation`` (how its concrete weights are
-    decided), or None."""
-    results = library.results
-    rid = derivation.decided_by
-    return results[rid].conclusion.concrete if rid is not None and rid in results else None
+def concrete_procedure(derivation: Derivation, library: Library) -> Procedure | None:
+    """The procedure named by the ``concrete`` field of the result that decided ``derivation`` (how its
+    concrete weights are decided), or None."""
+    return library.procedure(derivation.decided_by)
 
 
 def decide_block(block: Block, derivation: Derivation, library: Library) -> tuple[Derivation, SearchResult | None]:
@@ -53,7 +52,8 @@ def decide_block(block: Block, derivation: Derivation, library: Library) -> tupl
 
     c = derivation.condition_constant
     m_skip = skip_matrix(block)
-    if c is None or m_skip is None or concrete_procedure(derivation, library) != "index-set":
+    proc = concrete_procedure(derivation, library)
+    if c is None or m_skip is None or proc is None or not proc.index_set:
         return derivation, None
     assert block.w_up is not None and block.w_down is not None
     target = sp.ImmutableMatrix(-m_skip / (2 * c))

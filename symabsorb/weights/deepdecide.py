@@ -1,7 +1,8 @@
 """Concrete deep stacks (MATH.md Part III): the derivation of a stack refined for its inline exact weights.
 
 :func:`refine_deep` runs after the per-block composition (:func:`.concrete.refine_stack`): a stack that composition
-already absorbs stays absorbed. Then, by the deciding result's ``[conclusion] concrete`` field:
+already absorbs stays absorbed. Then the deciding result's stack procedure (its ``[conclusion] concrete`` field,
+a :class:`~symabsorb.theory.procedures.Procedure` of kind ``stack``; weights/concrete.py attaches these):
 
 * ``slopes-1d`` (Theorem 1D): ``α``, ``β`` exact; the case's condition decided by the exact sign decision; a
   witness whose slopes are compared exactly with ``(α, β)``; ``not-absorbable`` when the condition (necessary and
@@ -39,7 +40,7 @@ from .deep import (
     witness_1d,
 )
 
-__all__ = ["FD_WORDING", "fd_step_text", "layers_value", "limit_layers", "refine_deep"]
+__all__ = ["FD_WORDING", "decide_1d", "decide_fold", "fd_step_text", "layers_value", "limit_layers", "refine_deep"]
 
 #: §14.3's wording, exactly.
 FD_WORDING = "almost every weight near these is not absorbable (Theorem FD, certificate: rank {r} > D_free = {f}); " \
@@ -54,11 +55,6 @@ def _sp(m: list[list[Fraction]]) -> sp.ImmutableMatrix:
 def _stack_witness(blocks: list[tuple[Any, Any]], verified: str, description: str) -> Witness:
     layers = tuple(Witness((), sp.ImmutableMatrix(up), sp.ImmutableMatrix(down), None, verified) for up, down in blocks)
     return Witness((), None, None, None, verified, layers, description=description)
-
-
-def _concrete_result(derivation: Derivation, library: Library) -> str:
-    r = library.results.get(derivation.decided_by or "")
-    return (r.conclusion.concrete or "") if r is not None else ""
 
 
 def _bias_free_relu(target: Stack) -> str:
@@ -89,13 +85,13 @@ def refine_deep(target: Stack, derivation: Derivation, library: Library, fd: boo
                        necessary=None)
     if derivation.verdict in (Verdict.NOT_ABSORBABLE, Verdict.IMPOSSIBLE):
         return derivation
-    proc = _concrete_result(derivation, library)
-    if proc in ("slopes-1d", "fold") and (why := _bias_free_relu(target)):
-        return _open_these(derivation, derivation.decided_by or "", why)
-    if proc == "slopes-1d":
-        return _decide_1d(target, derivation, library)
-    if proc == "fold":
-        derivation = _decide_fold(target, derivation)
+    proc = library.procedure(derivation.decided_by)
+    if proc is not None and proc.stack and proc.inline is not None:  # Theorem 1D's slopes, Theorem FA's fold test
+        if why := _bias_free_relu(target):
+            return _open_these(derivation, derivation.decided_by or "", why)
+        derivation = proc.inline(target, derivation, library)
+        if proc.final:
+            return derivation
     if derivation.verdict is Verdict.OPEN:
         derivation = _transfer_1d(target, derivation, library)
     if derivation.verdict is Verdict.OPEN and fd:
@@ -127,9 +123,8 @@ def _transfer_1d(target: Stack, derivation: Derivation, library: Library) -> Der
     case = "first-one" if widths[0] == 1 else ("wide-then-one" if 1 in widths[1:] else "all-wide")
     if case == "all-wide":
         return derivation
-    rid = next((r.id for r in sorted(library.results.values(), key=lambda r: r.id)
-                if r.conclusion.concrete == "slopes-1d"
-                and any(h.name == "width_profile_1d" and h.param("case") == case for h in r.hypotheses)), None)
+    rid = next((r.id for r in library.results_with(lambda p: p.stack and p.final)
+                if any(h.name == "width_profile_1d" and h.param("case") == case for h in r.hypotheses)), None)
     try:
         lt = library.provider("tropical-limit")
     except KeyError:
@@ -170,7 +165,7 @@ def _case(derivation: Derivation, library: Library) -> str:
     return next((str(h.param("case")) for h in r.hypotheses if h.name == "width_profile_1d"), "")
 
 
-def _decide_1d(target: Stack, derivation: Derivation, library: Library) -> Derivation:
+def decide_1d(target: Stack, derivation: Derivation, library: Library) -> Derivation:
     rid = derivation.decided_by or ""
     blocks, _ = profile(target)
     widths = [int(b.width) for b in blocks]
@@ -221,7 +216,7 @@ def _decide_1d(target: Stack, derivation: Derivation, library: Library) -> Deriv
 # ---- Theorem FA -------------------------------------------------------------------------------------------------
 
 
-def _decide_fold(target: Stack, derivation: Derivation) -> Derivation:
+def decide_fold(target: Stack, derivation: Derivation) -> Derivation:
     rid = derivation.decided_by or ""
     layers = layers_of(target)
     if layers is None:

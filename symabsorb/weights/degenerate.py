@@ -796,8 +796,9 @@ def file_fractions(arr: Any) -> Mat:
 
 
 def theorem_d_id(library: Any) -> str | None:
-    """The result whose concrete procedure is ``degenerate`` (Theorem D), cited by role of its procedure."""
-    return next((r.id for r in library.results.values() if r.conclusion.concrete == "degenerate"), None)
+    """The result whose concrete procedure decides any weights of one block (Theorem D's ``degenerate``), cited
+    by what its procedure is, not by its name."""
+    return next((r.id for r in library.results_with(lambda p: p.any_weights)), None)
 
 
 def _condition_of(library: Any, rid: str) -> dict[str, Any]:

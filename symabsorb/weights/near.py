@@ -155,9 +155,8 @@ def near_derivation(block: Block, derivation: Derivation, library: Library, eps:
     """``derivation`` with the :func:`near_check` step and note added, when its result decides concrete
     weights by the index-set condition and the verdict is not "absorbable"; otherwise unchanged."""
     rid = derivation.decided_by
-    if rid is None or rid not in library.results or derivation.verdict is Verdict.ABSORBABLE:
-        return derivation
-    if library.results[rid].conclusion.concrete != "index-set":
+    proc = library.procedure(rid)
+    if rid is None or proc is None or not proc.index_set or derivation.verdict is Verdict.ABSORBABLE:
         return derivation
     check = near_check(block, derivation, eps, base_dir)
     if check is None:

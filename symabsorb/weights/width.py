@@ -60,29 +60,18 @@ def width_bounds(block: Block, base: Derivation, library: Library, budget: float
     upper: int | sp.Expr | None = None
     lower: int | sp.Expr | None = None
     lower_scope = Scope.NONDEGENERATE
-    if rule.procedure == "rank":
-        rank_id = library.provider("width-rank")
-        rank = _linear_rank(block, subject)
-        if rank is not None:
-            steps.append(DerivationStep(f"Every unit is linear, so absorption at width $w$ holds iff "
-                                        f"$\\operatorname{{rank}}(M + c\\,W_{{\\mathrm{{down}}}}W_{{\\mathrm{{up}}}}) = {rank} "
-                                        f"\\le w$ ([{rank_id}], exact rank over $\\mathbb{{Q}}$).", (rank_id,)))
-            return WidthBounds(rank, rank, False, Scope.ALL, tuple(steps))
-        upper = block.stream_dim
-        steps.append(DerivationStep(f"Every unit is linear: width $d$ always suffices ([{rank_id}]: "
-                                    "$\\operatorname{rank}(M + c\\,W_{\\mathrm{down}}W_{\\mathrm{up}}) \\le d$); the exact "
-                                    "smallest width is that rank, which needs concrete weights.", (rank_id,)))
-        return WidthBounds(upper, None, False, lower_scope, tuple(steps))
+    by_rule = library.procedure(rid, "width") if rid in library.results else None
+    if by_rule is not None and by_rule.width_rule is not None:  # the decider's `[width] procedure`
+        return by_rule.width_rule(block, subject, library)  # type: ignore[no-any-return]
     if rule.upper is not None and rule.step is not None:
         steps.append(DerivationStep(rule.step, (rid,)))
         return WidthBounds(rule.upper, None, False, Scope.ALL, tuple(steps))
     not_at_m = base.verdict is Verdict.NOT_ABSORBABLE or (base.verdict is Verdict.IMPOSSIBLE
                                                           and base.scope == Scope.NONDEGENERATE)
-    if rid in library.results and library.get(rid).conclusion.concrete == "degenerate" and block.has_inline_weights:
-        from .degenerate import degenerate_width  # Theorem D: exact w* for any weights of one block
-
+    proc = library.procedure(rid)
+    if proc is not None and proc.width is not None and block.has_inline_weights:  # e.g. Theorem D: exact w*
         target = _decided_block(block)  # under a norm after the sum: the reduced block (Lemma PN), as `absorb`
-        found = (degenerate_width(target, rid) if target is not None
+        found = (proc.width(target, rid) if target is not None
                  and library.get(rid).admits(target.question.bias_label, target.question.norm) else None)
         if found is not None:
             low, high, d_steps, d_witness = found
@@ -138,6 +127,22 @@ def width_bounds(block: Block, base: Derivation, library: Library, budget: float
                                     f"needs a unit of $B'$ ([{lines_id}]){why}, so the width is at least "
                                     f"${_text(lower)}$.", (lines_id,) + ((rid,) if not_at_m else ())))
     return WidthBounds(upper, lower, False, lower_scope, tuple(steps))
+
+
+def rank_width(block: Block, subject: Subject, library: Library) -> WidthBounds:
+    """``[width] procedure = "rank"``: every unit is linear, so the smallest width is
+    ``rank(M + c W_down W_up)`` (exact on inline weights; ``d`` an upper bound otherwise)."""
+    rank_id = library.provider("width-rank")
+    rank = _linear_rank(block, subject)
+    if rank is not None:
+        step = DerivationStep(f"Every unit is linear, so absorption at width $w$ holds iff "
+                              f"$\\operatorname{{rank}}(M + c\\,W_{{\\mathrm{{down}}}}W_{{\\mathrm{{up}}}}) = {rank} "
+                              f"\\le w$ ([{rank_id}], exact rank over $\\mathbb{{Q}}$).", (rank_id,))
+        return WidthBounds(rank, rank, False, Scope.ALL, (step,))
+    step = DerivationStep(f"Every unit is linear: width $d$ always suffices ([{rank_id}]: "
+                          "$\\operatorname{rank}(M + c\\,W_{\\mathrm{down}}W_{\\mathrm{up}}) \\le d$); the exact "
+                          "smallest width is that rank, which needs concrete weights.", (rank_id,))
+    return WidthBounds(block.stream_dim, None, False, Scope.NONDEGENERATE, (step,))
 
 
 def _decided_block(block: Block) -> Block | None:

@@ -126,3 +126,14 @@ def test_the_cli_imports_only_the_api_and_its_allow_list() -> None:
     names = {alias.name for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
              if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module is None for alias in node.names}
     assert names <= {"__version__", "api"}, names
+
+
+def test_no_procedure_is_asked_by_its_name() -> None:
+    """Code asks a result's procedure (theory/procedures.Procedure: kind, index_set, any_weights, its callables),
+    never compares the name its TOML gives (``concrete == "degenerate"``, ``procedure == "rank"``)."""
+    import re
+
+    compare = re.compile(r"""(concrete|procedure|proc)\s*(==|!=|\bin\b)\s*\(?\s*["']""")
+    bad = [f"{path.relative_to(PACKAGE)}:{i}" for path in sorted(PACKAGE.rglob("*.py"))
+           for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if compare.search(line)]
+    assert bad == []

@@ -124,7 +124,7 @@ def test_shipped_library_declares_its_semantics() -> None:
     concrete = {r.id: r.conclusion.concrete for r in lib.results.values() if r.conclusion.concrete}
     from symabsorb.theory.procedures import BUILTIN
 
-    assert set(concrete.values()) == {name for name, _ in BUILTIN}
+    assert set(concrete.values()) == {p.name for p in BUILTIN}
     for rid, r in lib.results.items():
         if r.conclusion.scope == "nondegenerate weights":
             gated = any(h.name == "gated_nondegenerate" for h in r.hypotheses)
@@ -150,7 +150,7 @@ def test_docs_list_every_field_of_the_schema() -> None:
     assert missing == []
     from symabsorb.theory.procedures import BUILTIN
 
-    for values in (tuple(name for name, _ in BUILTIN), library.NONDEGENERACY, library.BIAS_SETTINGS, library.NORM_SETTINGS,
+    for values in (tuple(p.name for p in BUILTIN), library.NONDEGENERACY, library.BIAS_SETTINGS, library.NORM_SETTINGS,
                    library.PROVIDES):
         for v in values:
             assert f'"{v}"' in text or f"`{v}`" in text, v
