@@ -43,7 +43,8 @@ def test_eps_reads_as_a_power_of_ten(tmp_path: Path) -> None:
 def test_every_citation_resolves_to_the_docs() -> None:
     lib = default_library()
     assert (ROOT / "docs" / "theorems.md").is_file()
-    assert "MATH" in " ".join(r.citation for r in lib.results.values())  # the data this guards against
+    # the shipped data cites docs/theorems.md itself (tests/unit/test_citations.py); a user's result citing the
+    # design notes is rewritten all the same
     for r in lib.results.values():
         text = citation_text(r)
         assert "MATH" not in text, (r.id, text)
