@@ -140,7 +140,7 @@ class MarkdownRenderer:
             lines += self.step(step, i)
         if node.witness is not None:
             w = node.witness
-            if w.description:  # not a flip: a deep stack's residual-free blocks (MATH §14)
+            if w.description:  # not a flip: a deep stack's residual-free blocks (docs/theorems.md#deep-stacks)
                 lines += ["", f"**Witness:** {self.cite(w.description)} — {self.cite(w.verified)}."]
             elif w.layers:  # a stack: one index set per block
                 sets = "; ".join(f"block {i}: $S = \\{{{', '.join(str(j) for j in layer.index_set)}\\}}$"

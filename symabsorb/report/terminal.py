@@ -70,7 +70,7 @@ def _line(text: str, library: Library) -> str:
 
 
 def _witness_text(w: Witness) -> str:
-    if w.description:  # not a flip: a deep stack's residual-free blocks (MATH §14)
+    if w.description:  # not a flip: a deep stack's residual-free blocks (docs/theorems.md#deep-stacks)
         return w.description
     if w.layers:
         sets = "; ".join(f"block {i + 1}: S = {{{', '.join(map(str, layer.index_set))}}}"

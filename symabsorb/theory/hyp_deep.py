@@ -1,4 +1,4 @@
-"""Hypotheses of MATH.md Part III (§14): deep bias-free ReLU stacks.
+"""Hypotheses of docs/theorems.md#deep-stacks: deep bias-free ReLU stacks.
 
 Every check is exact: sizes are compared as SymPy expressions in the symbolic dimension ``d`` (positive
 integer) and decided only when SymPy's assumptions prove the comparison; skips are decided by the
@@ -46,7 +46,7 @@ def shortcut_d_free(d: int, widths: Sequence[int]) -> int:
 
 
 def d_res(d: int, widths: Sequence[int]) -> int:
-    """``(2d−1)Σm_k``: the dimension of the residual stacks' function family (MATH §14.2)."""
+    """``(2d−1)Σm_k``: the dimension of the residual stacks' function family (docs/theorems.md#lemma-f)."""
     return (2 * d - 1) * sum(widths)
 
 

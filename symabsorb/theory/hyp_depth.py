@@ -1,4 +1,4 @@
-"""Hypotheses of Theorem D1 (MATH §12): concrete bias-free stacks whose blocks have a ReLU tropical
+"""Hypotheses of Theorem D1 (docs/theorems.md#depth): concrete bias-free stacks whose blocks have a ReLU tropical
 limit, a narrow first block, and every linear piece of every residual block invertible (H).
 
 (H) is certified exactly, never by floats alone:

@@ -1,4 +1,4 @@
-"""Hypotheses of the Euler-type results (MATH §13): ``σ = c·t + γ t log|t|`` (Cor. R-log) and
+"""Hypotheses of the Euler-type results (docs/theorems.md#euler-type): ``σ = c·t + γ t log|t|`` (Cor. R-log) and
 ``σ = c·t + α₊ t₊^k + α₋ t₋^k`` with a non-integer ``k`` (Cor. R-pow). Both forms are recognised
 structurally by :mod:`symabsorb.analysis.euler`; every coefficient is decided exactly."""
 

@@ -1,4 +1,4 @@
-"""Hypotheses of Theorem G (gated blocks decided by ``Sym(g)``, MATH §10): the gate's symmetry
+"""Hypotheses of Theorem G (gated blocks decided by ``Sym(g)``, docs/theorems.md#gated): the gate's symmetry
 remainders and gated nondegeneracy (gate rows nonzero and pairwise non-collinear, up rows and
 output columns nonzero)."""
 

@@ -1,4 +1,4 @@
-"""Hypotheses of real layers (MATH.md Part II): the tropical slopes of σ (Lemma T), the
+"""Hypotheses of real layers (docs/theorems.md#real-layers): the tropical slopes of σ (Lemma T), the
 normalisation's ``ε`` and scales (Lemma PN, post-RMSNorm), local boundedness in every block of a
 stack (Lemma N at depth). Exact steps only; a value the spec does not give is a stated assumption."""
 

@@ -1,4 +1,4 @@
-"""Hypotheses of the Part II ridge results: dilate independence (Theorem SDI, MATH §11)."""
+"""Hypotheses of the Part II ridge results: dilate independence (Theorem SDI, docs/theorems.md#sdi)."""
 
 from __future__ import annotations
 

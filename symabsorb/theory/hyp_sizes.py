@@ -117,7 +117,7 @@ def _nondegenerate(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
 
 
 def n2_nondegeneracy(w_up: sp.MatrixBase, b_up: sp.MatrixBase | None, w_down: sp.MatrixBase) -> tuple[bool, str]:
-    """Exact check of N2 (MATH.md §8, units on parallel hyperplanes): rows of W_up nonzero (no constant
+    """Exact check of N2 (docs/theorems.md#n2, units on parallel hyperplanes): rows of W_up nonzero (no constant
     unit), columns of W_down nonzero, and the pairs ``(w_i, b_i)`` pairwise non-collinear in R^{d+1}
     (no bias: ``b = 0``). Rational weights: primitive integer vectors; other exact entries: pairwise ranks."""
     m = w_up.rows

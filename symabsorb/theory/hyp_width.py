@@ -1,4 +1,4 @@
-"""Hypotheses of Theorem W (exact minimal width, MATH §11): dilate independence for positive dilates
+"""Hypotheses of Theorem W (exact minimal width, docs/theorems.md#width): dilate independence for positive dilates
 (DI) and the line-module property (LM)."""
 
 from __future__ import annotations
