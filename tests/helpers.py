@@ -116,23 +116,29 @@ def decide_block(block: Any, derivation: Any, library: Library | None = None) ->
 
 def width_bounds(block: Any, base: Any, budget: float | None = DEFAULT_BUDGET, library: Library | None = None,
                  base_dir: str | None = None) -> Any:
+    from symabsorb.theory.prover import width_proof
     from symabsorb.weights.width import width_bounds as _width_bounds
 
-    return _width_bounds(block, base, library or default_library(), budget, base_dir)
+    library = library or default_library()
+    return _width_bounds(block, width_proof(block, base, library, budget), library, base_dir)
 
 
 def width_derivation(block: Any, base: Any, query: str, budget: float | None = DEFAULT_BUDGET,
                      library: Library | None = None, base_dir: str | None = None) -> Any:
+    from symabsorb.theory.prover import width_proof
     from symabsorb.weights.width import width_derivation as _width_derivation
 
-    return _width_derivation(block, base, query, library or default_library(), budget, base_dir)
+    library = library or default_library()
+    return _width_derivation(block, width_proof(block, base, library, budget), query, library, base_dir)
 
 
 def width_witness(block: Any, base: Any, width: int, budget: float | None = DEFAULT_BUDGET,
                   library: Library | None = None, base_dir: str | None = None) -> Any:
+    from symabsorb.theory.prover import width_proof
     from symabsorb.weights.width import width_witness as _width_witness
 
-    return _width_witness(block, base, width, library or default_library(), budget, base_dir)
+    library = library or default_library()
+    return _width_witness(block, width_proof(block, base, library, budget), width, library, base_dir)
 
 
 def verify_report(report: Path, weights_dir: Path | None = None, blas: bool = False,

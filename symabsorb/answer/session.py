@@ -39,8 +39,10 @@ from ..theory.hypotheses import Subject
 from ..theory.library import Library
 from ..theory.proof import Attempt, Proof
 from ..theory.prover import attempts as _attempts
+from ..theory.prover import check_stack
 from ..theory.prover import classify as _classify
 from ..theory.prover import derive as _derive
+from ..theory.prover import width_proof as _width_proof
 from ..weights.concrete import refine_file, refine_inline
 from ..weights.decide import WITNESS_TOLERANCE, float_stack_error, format_index_set, stack_max_relative_error
 from ..weights.filedecide import FileDecision, WitnessCheckError, load_file_block
@@ -121,7 +123,9 @@ class Session:
         composed = self._compose(target, refine_inline(proof, self.library, index_set=False))
         from ..weights.deepdecide import refine_deep  # deep stacks, MATH Part III: Theorems 1D, FA, FD
 
-        return refine_deep(target, composed, self.library, fd=fd)  # type: ignore[no-any-return]
+        # the hypothesis Part III's exact procedures compute under, checked here (they take it checked)
+        relu = check_stack("each_bias_free_relu", target) if all(b.has_inline_weights for b in target.blocks) else None
+        return refine_deep(target, composed, self.library, relu, fd=fd)  # type: ignore[no-any-return]
 
     def _compose(self, target: Stack, derivation: Derivation) -> Derivation:
         """A stack whose every block has weights: each block decided on its own (proved once), and,
@@ -183,7 +187,8 @@ class Session:
         from ..weights.width import width_derivation
 
         base = self.decide(block, f"absorb {block.name}")
-        return width_derivation(block, base, query, self.library, self.budget, self.base_dir)
+        proof = _width_proof(block, base, self.library, self.budget)
+        return width_derivation(block, proof, query, self.library, self.base_dir)
 
     def width_witness(self, block: Block, width: int) -> tuple[Witness | None, str]:
         """Residual-free weights of width ``width`` equal to ``block`` (``absorb --width``), or None
@@ -191,7 +196,8 @@ class Session:
         from ..weights.width import width_witness
 
         base = self.decide(block, f"absorb {block.name}")
-        return width_witness(block, base, width, self.library, self.budget, self.base_dir)
+        proof = _width_proof(block, base, self.library, self.budget)
+        return width_witness(block, proof, width, self.library, self.base_dir)
 
     def near(self, block: Block, derivation: Derivation, eps: float) -> Derivation:
         """``derivation`` with the near-witness step (``--near EPS``) when it applies; verdict unchanged."""

@@ -138,14 +138,15 @@ def _check_composed(layers: list[Any], blocks: list[Any], again: Any, stack: Any
     (every field), and re-checked on its own: for a bias-free ReLU stack each residual-free block is proved equal to
     its residual block as a function (exact, :func:`.deep.one_layer_equal`); otherwise a flip block as a single
     block's witness is (``W_down[:,S] W_up[S,:] = −M/(2c)`` exactly). Equal blocks compose to equal stacks."""
+    from ..theory.prover import check_stack
     from ..weights.deep import layers_of, one_layer_equal
-    from ..weights.deepdecide import _bias_free_relu
+    from ..weights.deepdecide import bias_free_relu
     from .verify import _check_inline_query
 
     want_layers = again.witness.layers
     if len(layers) != len(blocks) or len(want_layers) != len(blocks):
         raise CertificateError("the witness does not have one residual-free block per block of the stack")
-    exact = layers_of(stack) if not _bias_free_relu(stack) else None
+    exact = layers_of(stack) if not bias_free_relu(check_stack("each_bias_free_relu", stack)) else None
     dim = len(exact[0].m) if exact else 0
     functions = flips = 0
     for i, (got, want, block) in enumerate(zip(layers, want_layers, blocks, strict=True)):
@@ -178,6 +179,7 @@ def _check_composed(layers: list[Any], blocks: list[Any], again: Any, stack: Any
 
 def _check_fd(d: dict[str, Any], stack: Any) -> str:
     from ..theory.hyp_deep import d_free
+    from ..theory.prover import check_stack
     from ..weights.deep import MAX_FD_ENTRIES, _rank_mod_p, _rref_rank, jacobian_rows
     from ..weights.deepdecide import limit_layers
 
@@ -185,7 +187,7 @@ def _check_fd(d: dict[str, Any], stack: Any) -> str:
     if d.get("verdict") != "open" or d.get("scope") != "almost every weight near these":
         raise CertificateError("a Theorem FD certificate backs only the verdict open with the scope 'almost every "
                                "weight near these' (it never decides the weights)")
-    found = limit_layers(stack)
+    found = limit_layers(stack, check_stack("each_bias_free_relu", stack))
     if found is None:
         raise CertificateError("Theorem FD's certificate is for bias-free ReLU stacks (or σ with the tropical limit "
                                "α₊·ReLU, through Lemma T) with inline rational weights; this stack is not one")

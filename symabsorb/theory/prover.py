@@ -32,10 +32,11 @@ from .derivation import (
 )
 from .hypotheses import Subject, check
 from .library import Library, Result
-from .proof import SIZES_NOTE, Attempt, Proof
+from .proof import SIZES_NOTE, WIDTH_HYPOTHESES, Attempt, Proof, WidthProof
 from .skips import is_identity_like, is_stream_skip, skip_latex, target_latex, target_plain
 
-__all__ = ["BIAS_FREE", "SIZES_NOTE", "Attempt", "Proof", "attempts", "classify", "derive", "prove", "setting_text"]
+__all__ = ["BIAS_FREE", "SIZES_NOTE", "Attempt", "Proof", "WidthProof", "attempts", "check_result", "check_stack",
+           "classify", "derive", "prove", "setting_text", "width_proof"]
 
 
 BIAS_FREE = "bias-free blocks (the paper's setting)"
@@ -77,14 +78,48 @@ def attempts(subject: Subject, library: Library, stop_at_failure: bool = True) -
         if outside is not None:
             out.append(Attempt(result, (outside,)))
             continue
-        checks: list[HypothesisCheck] = []
-        for h in result.hypotheses:  # with the declarations the library was loaded against (subject.library)
-            c = check(h.name, subject, dict(h.params))
-            checks.append(c)
-            if stop_at_failure and not c.status.holds:
-                break
-        out.append(Attempt(result, tuple(checks)))
+        out.append(check_result(result, subject, stop_at_failure=stop_at_failure))
     return out
+
+
+def check_result(result: Result, subject: Subject, *, skip: Iterable[str] = (),
+                 stop_at_failure: bool = True) -> Attempt:
+    """The one checker: ``result``'s hypotheses (but those named in ``skip``) checked on ``subject``, in
+    order, with the declarations the library was loaded against (``subject.library``); the first that
+    does not hold ends the attempt with ``stop_at_failure``."""
+    skipped = set(skip)
+    checks: list[HypothesisCheck] = []
+    for h in result.hypotheses:
+        if h.name in skipped:
+            continue
+        c = check(h.name, subject, dict(h.params))
+        checks.append(c)
+        if stop_at_failure and not c.status.holds:
+            break
+    return Attempt(result, tuple(checks))
+
+
+def width_proof(block: Block, base: Derivation, library: Library, budget: float | None = DEFAULT_BUDGET) -> WidthProof:
+    """What the width procedures refine for ``block`` decided as ``base``: :data:`WIDTH_HYPOTHESES` checked
+    (``odd_linear`` not for a gated block), and Theorem W's attempt (the result providing ``width-exact``,
+    nondegeneracy left to its procedure, which checks it on the weights exactly)."""
+    subject = Subject(block=block, budget=budget, library=library)
+    names = [n for n in WIDTH_HYPOTHESES if not (n == "odd_linear" and block.gated)]
+    checks = {name: check(name, subject, {}) for name in names}
+    exact = None
+    try:
+        result = library.get(library.provider("width-exact"))
+    except KeyError:
+        result = None
+    q = block.question
+    if result is not None and result.admits(q.bias_label, q.norm) and not block.gated:
+        exact = check_result(result, subject, skip=("nondegenerate",))
+    return WidthProof(base, checks, exact, subject)
+
+
+def check_stack(name: str, stack: Stack) -> HypothesisCheck:
+    """One hypothesis about ``stack`` checked by the one checker (the deep-stack procedures are handed it)."""
+    return check(name, Subject(stack=stack), {})
 
 
 def _fill(template: str, values: dict[str, str]) -> str:

@@ -440,11 +440,11 @@ def _index_set_inline(block: Block, d: Derivation, chosen: Attempt, library: Lib
     return decided
 
 
-def _rank_width(block: Block, subject: Any, library: Library) -> object:
+def _rank_width(block: Block, proof: Any, library: Library) -> object:
     """``[width] procedure = "rank"``: :func:`.width.rank_width`."""
     from .width import rank_width
 
-    return rank_width(block, subject, library)
+    return rank_width(block, proof, library)
 
 
 def _degenerate_width(block: Block, rid: str) -> object:

@@ -23,7 +23,7 @@ from typing import Any
 import sympy as sp
 
 from ..model.block import Stack
-from ..theory.derivation import Derivation, DerivationStep, HypStatus, Scope, Verdict, Witness
+from ..theory.derivation import Derivation, DerivationStep, HypothesisCheck, HypStatus, Scope, Verdict, Witness
 from ..theory.hyp_deep import profile
 from ..theory.library import Library
 from ..theory.skips import is_stream_skip
@@ -40,7 +40,8 @@ from .deep import (
     witness_1d,
 )
 
-__all__ = ["FD_WORDING", "decide_1d", "decide_fold", "fd_step_text", "layers_value", "limit_layers", "refine_deep"]
+__all__ = ["FD_WORDING", "bias_free_relu", "decide_1d", "decide_fold", "fd_step_text", "layers_value", "limit_layers",
+           "refine_deep"]
 
 #: §14.3's wording, exactly.
 FD_WORDING = "almost every weight near these is not absorbable (Theorem FD, certificate: rank {r} > D_free = {f}); " \
@@ -57,24 +58,24 @@ def _stack_witness(blocks: list[tuple[Any, Any]], verified: str, description: st
     return Witness((), None, None, None, verified, layers, description=description)
 
 
-def _bias_free_relu(target: Stack) -> str:
+def bias_free_relu(relu: HypothesisCheck | None) -> str:
     """Why the stack is not proved bias-free ReLU (the arithmetic of Theorems 1D and FA's procedures), or ``""``.
 
-    Checked here, not left to the deciding result's hypotheses: a user's copy of a result without them must not
-    make these procedures decide another σ."""
-    from ..theory.checks import Subject
-    from ..theory.hypotheses import check
-
-    found = check("each_bias_free_relu", Subject(stack=target), {})
-    if found.status is HypStatus.PROVED:
+    ``relu``: the hypothesis ``each_bias_free_relu`` checked on the stack by the prover's checker (the answer layer
+    hands it here; None: not checked, so not proved). Asked here, not left to the deciding result's hypotheses: a
+    user's copy of a result without them must not make these procedures decide another σ."""
+    if relu is not None and relu.status is HypStatus.PROVED:
         return ""
-    return (f"the exact procedure computes with bias-free ReLU only, and this stack is not proved one "
-            f"({found.reason or found.status.value})")
+    why = (relu.reason or relu.status.value) if relu is not None else "not checked"
+    return f"the exact procedure computes with bias-free ReLU only, and this stack is not proved one ({why})"
 
 
-def refine_deep(target: Stack, derivation: Derivation, library: Library, fd: bool = True) -> Derivation:
+def refine_deep(target: Stack, derivation: Derivation, library: Library, relu: HypothesisCheck | None,
+                fd: bool = True) -> Derivation:
     """``derivation`` (the stack's, after the block composition) refined by Part III for inline exact weights
-    (``fd=False``: without Theorem FD's certificate, which ``verify`` re-checks from the report's points)."""
+    (``fd=False``: without Theorem FD's certificate, which ``verify`` re-checks from the report's points).
+    ``relu``: ``each_bias_free_relu`` checked on ``target`` by the prover's checker (None: the stack has no
+    inline weights, and nothing here asks it)."""
     blocks, symbolic = profile(target)
     derivation = _unrolled_witness(target, derivation, len(blocks), symbolic)
     if symbolic or len(blocks) < 2 or not all(b.has_inline_weights for b in blocks):
@@ -87,15 +88,15 @@ def refine_deep(target: Stack, derivation: Derivation, library: Library, fd: boo
         return derivation
     proc = library.procedure(derivation.decided_by)
     if proc is not None and proc.stack and proc.inline is not None:  # Theorem 1D's slopes, Theorem FA's fold test
-        if why := _bias_free_relu(target):
+        if why := bias_free_relu(relu):
             return _open_these(derivation, derivation.decided_by or "", why)
         derivation = proc.inline(target, derivation, library)
         if proc.final:
             return derivation
     if derivation.verdict is Verdict.OPEN:
-        derivation = _transfer_1d(target, derivation, library)
+        derivation = _transfer_1d(target, derivation, library, relu)
     if derivation.verdict is Verdict.OPEN and fd:
-        derivation = _fd(target, derivation, library)
+        derivation = _fd(target, derivation, library, relu)
     return derivation
 
 
@@ -109,11 +110,11 @@ def _unrolled_witness(target: Stack, derivation: Derivation, depth: int, symboli
     return replace(derivation, witness=replace(w, layers=tuple(w.layers) * target.repeat))
 
 
-def _transfer_1d(target: Stack, derivation: Derivation, library: Library) -> Derivation:
+def _transfer_1d(target: Stack, derivation: Derivation, library: Library, relu: HypothesisCheck | None) -> Derivation:
     """``d = 1``, σ with the tropical limit ``α₊·ReLU`` (not ReLU itself): Theorem 1D's not-absorbable side through
     Lemma T — the bias-free ReLU stack with the same matrices (``W_k`` scaled by ``α₊``) failing its case's condition
     proves the σ-stack not absorbable. The absorbable side never transfers (the verdict then stays open)."""
-    found = limit_layers(target)
+    found = limit_layers(target, relu)
     if found is None or not found[1] or len(found[0][0].m) != 1:
         return derivation
     layers, transfer = found
@@ -275,12 +276,12 @@ def fd_step_text(cert: FDCertificate) -> str:
             f"{cert.d_free}$.")
 
 
-def _fd(target: Stack, derivation: Derivation, library: Library) -> Derivation:
+def _fd(target: Stack, derivation: Derivation, library: Library, relu: HypothesisCheck | None) -> Derivation:
     try:
         fd = library.provider("depth-certificate")
     except KeyError:
         return derivation
-    found = limit_layers(target)
+    found = limit_layers(target, relu)
     if found is None:
         return derivation
     layers, transfer = found
@@ -309,19 +310,17 @@ def _fd(target: Stack, derivation: Derivation, library: Library) -> Derivation:
                    cited=tuple(dict.fromkeys([*derivation.cited, *library.closure([fd])])))
 
 
-def limit_layers(target: Stack) -> tuple[list[Layer], str] | None:
+def limit_layers(target: Stack, relu: HypothesisCheck | None) -> tuple[list[Layer], str] | None:
     """The exact layers Theorem FD's certificate is computed on: the stack itself when every block is bias-free
     ReLU; through Lemma T, for ungated blocks whose σ has the tropical limit ``α₊·ReLU`` (GELU, SiLU, softplus, …,
     biases or not), the bias-free ReLU stack with the same matrices and ``W_k`` scaled by ``α₊`` (the text says
-    so); None otherwise."""
-    from ..theory.checks import Subject
+    so); None otherwise. ``relu``: ``each_bias_free_relu`` checked on ``target`` by the prover's checker."""
     from ..theory.hyp_depth import _tropical_relu
-    from ..theory.hypotheses import check
 
     layers = layers_of(target)
     if layers is None:
         return None
-    if check("each_bias_free_relu", Subject(stack=target), {}).status is HypStatus.PROVED:
+    if relu is not None and relu.status is HypStatus.PROVED:
         return layers, ""
     blocks, _ = profile(target)
     out, shown = [], []

@@ -1,8 +1,10 @@
 """The `width NAME` query: the smallest width at which absorption is *proved* possible (a witness
 construction), a lower bound only where a result proves one, and the gap between them.
 
-The caller passes the block's derivation (after concrete weights were decided), so this module
-stays in the theory layer: it reads the verdict, the facts and the exact ranks.
+The caller (the answer layer) passes a :class:`~symabsorb.theory.proof.WidthProof`: the block's derivation
+(after concrete weights were decided) and the hypotheses the width constructions use, checked by the
+prover's one checker (:func:`symabsorb.theory.prover.width_proof`). This module checks no hypothesis: it
+reads the verdict, the checks, the facts and the exact ranks.
 """
 
 from __future__ import annotations
@@ -11,12 +13,11 @@ from dataclasses import dataclass, replace
 
 import sympy as sp
 
-from ..analysis.budget import DEFAULT_BUDGET
 from ..model.block import Block
 from ..theory.derivation import Derivation, DerivationStep, HypStatus, Scope, Verdict, Witness
 from ..theory.hyp_sizes import exact_rank
-from ..theory.hypotheses import Subject, check
 from ..theory.library import Library, WidthRule
+from ..theory.proof import WidthProof
 from ..theory.skips import skip_rank
 
 __all__ = ["WidthBounds", "width_bounds", "width_derivation"]
@@ -40,14 +41,13 @@ def _text(v: int | sp.Expr) -> str:
     return sp.latex(v) if isinstance(v, sp.Basic) else str(v)
 
 
-def width_bounds(block: Block, base: Derivation, library: Library, budget: float | None = DEFAULT_BUDGET,
-                 base_dir: str | None = None) -> WidthBounds:
+def width_bounds(block: Block, proof: WidthProof, library: Library, base_dir: str | None = None) -> WidthBounds:
     """The bounds, from the deciding result's ``[width]`` rule (docs/theorems.md), Theorem W (the result
     providing ``width-exact``: exact on concrete nondegenerate weights below a work cap, proved bounds
     above it, generic values for symbolic blocks) and the generic constructions (the results providing
     ``width-pairs`` and ``width-lines``). ``base_dir``: where a block's weight file is."""
     m = block.width
-    subject = Subject(block=block, budget=budget, library=library)
+    base = proof.base
     steps: list[DerivationStep] = []
     rid = base.decided_by or ""
     rule = library.get(rid).width if rid in library.results else WidthRule()
@@ -62,7 +62,7 @@ def width_bounds(block: Block, base: Derivation, library: Library, budget: float
     lower_scope = Scope.NONDEGENERATE
     by_rule = library.procedure(rid, "width") if rid in library.results else None
     if by_rule is not None and by_rule.width_rule is not None:  # the decider's `[width] procedure`
-        return by_rule.width_rule(block, subject, library)  # type: ignore[no-any-return]
+        return by_rule.width_rule(block, proof, library)  # type: ignore[no-any-return]
     if rule.upper is not None and rule.step is not None:
         steps.append(DerivationStep(rule.step, (rid,)))
         return WidthBounds(rule.upper, None, False, Scope.ALL, tuple(steps))
@@ -78,13 +78,13 @@ def width_bounds(block: Block, base: Derivation, library: Library, budget: float
             return WidthBounds(high, low, False, Scope.THESE, tuple(steps) + tuple(d_steps), d_witness, rid)
     from .widththm import theorem_w
 
-    thm = theorem_w(block, subject, library, not_at_m, base_dir)
+    thm = theorem_w(block, proof.exact, library, not_at_m, base_dir)
     if thm is not None and (thm.upper is not None or thm.lower is not None):
         return WidthBounds(thm.upper, thm.lower, False, thm.scope, tuple(steps) + thm.steps, thm.witness, thm.result)
     if base.verdict is Verdict.ABSORBABLE:
         upper = m
         steps.append(DerivationStep(f"At width $m = {_text(m)}$ the block is absorbable ([{rid}]).", (rid,)))
-    odd = check("odd_linear", subject, {}) if not block.gated else None
+    odd = proof.check("odd_linear") if not block.gated else None
     pairs, lines_id = library.provider("width-pairs"), library.provider("width-lines")
     # The constructions below keep B's units and add bias-free units acting on x: sound only when B' may
     # carry B's biases and B' sees x itself (no normalisation before the block; one after the residual sum
@@ -110,8 +110,8 @@ def width_bounds(block: Block, base: Derivation, library: Library, budget: float
                                         f"$d$ independent lines gives width $m + d = {_text(candidate)}$ "
                                         f"([{pairs}]).", (pairs,)))
             upper = candidate if upper is None else _min(upper, candidate)
-    lines = [check(name, subject, {}) for name in ("ungated", "continuous", "nondegenerate")]
-    nonpoly = subject.facts().symmetry.evidence.proved or subject.facts().polynomial.evidence.refuted
+    lines = [proof.checks[name] for name in ("ungated", "continuous", "nondegenerate")]
+    nonpoly = proof.facts().symmetry.evidence.proved or proof.facts().polynomial.evidence.refuted
     # nondegenerate weights with d = 1 exist only for m = 1: a bound "for nondegenerate weights" would be vacuous
     vacuous = block.stream_dim == 1 and m != 1
     # file weights are not checked for nondegeneracy here (only assumed): a lower bound "for nondegenerate
@@ -129,11 +129,11 @@ def width_bounds(block: Block, base: Derivation, library: Library, budget: float
     return WidthBounds(upper, lower, False, lower_scope, tuple(steps))
 
 
-def rank_width(block: Block, subject: Subject, library: Library) -> WidthBounds:
+def rank_width(block: Block, proof: WidthProof, library: Library) -> WidthBounds:
     """``[width] procedure = "rank"``: every unit is linear, so the smallest width is
     ``rank(M + c W_down W_up)`` (exact on inline weights; ``d`` an upper bound otherwise)."""
     rank_id = library.provider("width-rank")
-    rank = _linear_rank(block, subject)
+    rank = _linear_rank(block, proof)
     if rank is not None:
         step = DerivationStep(f"Every unit is linear, so absorption at width $w$ holds iff "
                               f"$\\operatorname{{rank}}(M + c\\,W_{{\\mathrm{{down}}}}W_{{\\mathrm{{up}}}}) = {rank} "
@@ -169,10 +169,10 @@ def _min(a: int | sp.Expr, b: int | sp.Expr) -> int | sp.Expr:
     return sp.Min(a, b)
 
 
-def _linear_rank(block: Block, subject: Subject) -> int | None:
+def _linear_rank(block: Block, proof: WidthProof) -> int | None:
     from ..theory.skips import skip_matrix
 
-    lin = check("linear_block", subject, {})
+    lin = proof.checks["linear_block"]
     c = lin.binding("c")
     m_skip = skip_matrix(block)
     if lin.status is not HypStatus.PROVED or c is None or m_skip is None or block.w_up is None or block.w_down is None:
@@ -188,12 +188,13 @@ def _linear_rank(block: Block, subject: Subject) -> int | None:
     return exact_rank(linear)
 
 
-def width_derivation(block: Block, base: Derivation, query: str, library: Library,
-                     budget: float | None = DEFAULT_BUDGET, base_dir: str | None = None) -> Derivation:
+def width_derivation(block: Block, proof: WidthProof, query: str, library: Library,
+                     base_dir: str | None = None) -> Derivation:
     """The answer to ``width NAME`` as a derivation: the proved bounds ``L ≤ w* ≤ U`` (verdict absorbable:
     a residual-free block of width ``U`` exists, with the witness when the weights are concrete),
     impossible at every width, or open (no width proved to suffice)."""
-    b = width_bounds(block, base, library, budget, base_dir)
+    b = width_bounds(block, proof, library, base_dir)
+    base = proof.base
     steps = [base.steps[0], *b.steps]
     condition = condition_plain = None
     necessary = None
@@ -257,11 +258,11 @@ def _pad(witness: Witness, extra: int) -> Witness:
     return replace(witness, w_up=np.vstack([up, np.zeros((extra, d))]), w_down=np.hstack([down, np.zeros((d, extra))]))
 
 
-def width_witness(block: Block, base: Derivation, width: int, library: Library,
-                  budget: float | None = DEFAULT_BUDGET, base_dir: str | None = None) -> tuple[Witness | None, str]:
+def width_witness(block: Block, proof: WidthProof, width: int, library: Library,
+                  base_dir: str | None = None) -> tuple[Witness | None, str]:
     """Residual-free weights of width ``width`` equal to the block (the upper bound's witness, padded with
     units that contribute 0), or None with the reason."""
-    b = width_bounds(block, base, library, budget, base_dir)
+    b = width_bounds(block, proof, library, base_dir)
     if b.upper is None:
         bounds = "no width is proved to suffice"
     elif b.lower is not None and sp.simplify(sp.Integer(0) + b.upper - b.lower) == 0:

@@ -15,8 +15,8 @@ import sympy as sp
 
 from ..model.block import Block
 from ..theory.derivation import DerivationStep, HypStatus, Scope, Witness
-from ..theory.hypotheses import Subject, check
 from ..theory.library import Library
+from ..theory.proof import Attempt
 from ..theory.skips import is_stream_skip
 from ..theory.widthexact import (
     WORK_CAP,
@@ -55,18 +55,17 @@ def _fractions(m: sp.MatrixBase) -> list[list[Fraction]] | None:
     return [[Fraction(int(x.p), int(x.q)) for x in row] for row in m.tolist()]
 
 
-def _applies(block: Block, subject: Subject, library: Library, rid: str) -> tuple[bool, list[DerivationStep], Any]:
-    """Whether every hypothesis of Theorem W except nondegeneracy is proved, with the steps; ``c``."""
-    result = library.get(rid)
-    q = block.question
-    if not result.admits(q.bias_label, q.norm) or block.gated:
+def _applies(attempt: Attempt | None, rid: str) -> tuple[bool, list[DerivationStep], Any]:
+    """Whether every hypothesis of Theorem W except nondegeneracy is proved (``attempt``: checked by the prover,
+    None when the result does not cover the block's setting), with the steps; ``c``."""
+    if attempt is None or attempt.result.id != rid:
         return False, [], None
+    checked = [h for h in attempt.result.hypotheses if h.name != "nondegenerate"]
+    if len(attempt.checks) != len(checked):
+        return False, [], None  # a hypothesis failed (the checker stopped there)
     steps: list[DerivationStep] = []
     c = None
-    for h in result.hypotheses:
-        if h.name == "nondegenerate":
-            continue
-        hc = check(h.name, subject, dict(h.params))
+    for hc in attempt.checks:
         if hc.status is not HypStatus.PROVED:
             return False, [], None
         c = hc.binding("c") if hc.binding("c") is not None else c
@@ -75,7 +74,7 @@ def _applies(block: Block, subject: Subject, library: Library, rid: str) -> tupl
     return c is not None, steps, c
 
 
-def theorem_w(block: Block, subject: Subject, library: Library, base_verdict_not_at_m: bool,
+def theorem_w(block: Block, attempt: Attempt | None, library: Library, base_verdict_not_at_m: bool,
               base_dir: str | None = None) -> TheoremW | None:
     """Theorem W's answer, or None when it does not apply (a hypothesis not proved, biases, a
     normalisation, a gated block, degenerate or irrational weights): the caller's bounds then stand."""
@@ -83,7 +82,7 @@ def theorem_w(block: Block, subject: Subject, library: Library, base_verdict_not
         rid = library.provider("width-exact")
     except KeyError:
         return None
-    ok, steps, c = _applies(block, subject, library, rid)
+    ok, steps, c = _applies(attempt, rid)
     if not ok:
         return None
     if block.w_up is not None and block.w_down is not None:

@@ -137,3 +137,12 @@ def test_no_procedure_is_asked_by_its_name() -> None:
     bad = [f"{path.relative_to(PACKAGE)}:{i}" for path in sorted(PACKAGE.rglob("*.py"))
            for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if compare.search(line)]
     assert bad == []
+
+
+def test_width_and_deep_procedures_take_checked_hypotheses() -> None:
+    """weights/width.py, widththm.py and deepdecide.py refine a proof whose hypotheses the prover checked
+    (theory/prover.width_proof, check_stack, called by the answer layer): they never import the checker."""
+    bad = [f"{name}:{line} imports {target}" for name in ("width.py", "widththm.py", "deepdecide.py")
+           for line, target in _imports(PACKAGE / "weights" / name)
+           if target in ("symabsorb.theory.hypotheses", "symabsorb.theory.checks")]
+    assert bad == []
