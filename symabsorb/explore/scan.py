@@ -95,6 +95,9 @@ LAYOUTS: tuple[Layout, ...] = (
            activation="silu", gated=True, norm="pre-rms", eps="1e-6",
            model_types=("llama", "mistral", "mixtral", "qwen2", "qwen3", "gemma", "gemma2", "gemma3_text"),
            model_type_activations=(("gemma", "gelu_tanh"),)),
+    Layout("phi3", "Phi-3 (fused gate_up_proj: the gate its first half, up its second; SwiGLU, pre-RMSNorm)",
+           "mlp.gate_up_proj.weight.chunk(2)[1]", "mlp.down_proj.weight", gate="mlp.gate_up_proj.weight.chunk(2)[0]",
+           activation="silu", gated=True, norm="pre-rms", eps="1e-5", model_types=("phi3",)),
     Layout("symabsorb", "symabsorb's own names (W_up, W_down, W_gate; a bare block)", "W_up", "W_down", gate="W_gate",
            activation="gelu", optional_gate=True, gated_activation="silu"),
 )
@@ -328,18 +331,25 @@ def find_layers(path: Path, names: Sequence[str], activation: str | None, budget
         return content[0]
 
     model_type = config.get("model_type")
+    from ..weights.io import chunk_of
+
+    def stored(name: str) -> str:  # a part of a fused tensor (`….chunk(2)[1]`) is stored as the fused tensor
+        chunk = chunk_of(name)
+        return chunk.base if chunk is not None else name
+
     for layout in LAYOUTS:
         if model_type and layout.model_types and model_type not in layout.model_types:
             continue  # config.json names another architecture
+        up = stored(layout.up)
         for key in sorted(keys):
-            if not key.endswith(layout.up) or key in used:
+            if not key.endswith(up) or key in used:
                 continue
-            prefix = key[: -len(layout.up)]
+            prefix = key[: -len(up)]
             if prefix and not prefix.endswith((".", "_", "/")):
                 continue  # `xfc1.weight` is not `fc1.weight`
             if prefix + layout.down not in keys:
                 continue
-            if layout.gate is not None and layout.gated and prefix + layout.gate not in keys:
+            if layout.gate is not None and layout.gated and prefix + stored(layout.gate) not in keys:
                 continue
             if layout.marker is not None and prefix.rsplit("intermediate.", 1)[0] + layout.marker not in keys \
                     and prefix + layout.marker not in keys:
@@ -400,7 +410,11 @@ def _task(path: Path, directory: Path, prefix: str, layout: Layout, keys: set[st
     from_config = _config_activation(config, layout) if activation is None else None
     if act is None:
         act = from_config or layout.activation
-    gated = (layout.gated or layout.optional_gate) and layout.gate is not None and prefix + layout.gate in keys
+    from ..weights.io import chunk_of
+
+    gate_chunk = chunk_of(layout.gate) if layout.gate is not None else None
+    gated = (layout.gated or layout.optional_gate) and layout.gate is not None and \
+        prefix + (gate_chunk.base if gate_chunk is not None else layout.gate) in keys
     if layout.optional_gate and gated and activation is None and layout.gated_activation is not None:
         act = layout.gated_activation
     for model_prefix, default in layout.model_type_activations:

@@ -50,9 +50,31 @@ def witness_arrays(witness: Witness, *, index_set: bool = True) -> dict[str, Any
             if key in ("W_up", "W_down", "W_gate") and witness.transpose:
                 value = np.ascontiguousarray(value.T)
             renamed[names.get(key, key)] = value
-        out = renamed
+        out = _fused(renamed)
     if index_set:
         out["index_set"] = np.array(witness.index_set, dtype=np.int64)
+    return out
+
+
+def _fused(arrays: dict[str, Any]) -> dict[str, Any]:
+    """Parts of a fused tensor (``gate_up_proj.weight.chunk(2)[0]`` and ``[1]``, :data:`.io.CHUNK`) joined back
+    into the tensor the checkpoint stores (``gate_up_proj.weight``), so the witness loads as the model's file;
+    a part whose siblings are not all there keeps its name."""
+    import numpy as np
+
+    from .io import chunk_of
+
+    groups: dict[tuple[str, int, int], dict[int, str]] = {}
+    for key in arrays:
+        chunk = chunk_of(key)
+        if chunk is not None:
+            groups.setdefault((chunk.base, chunk.parts, chunk.dim), {})[chunk.index] = key
+    out = dict(arrays)
+    for (base, parts, dim), members in groups.items():
+        if sorted(members) != list(range(parts)) or base in out:
+            continue
+        pieces = [out.pop(members[i]) for i in range(parts)]
+        out[base] = np.concatenate(pieces, axis=dim if pieces[0].ndim > dim else 0)
     return out
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import struct
 import zipfile
 from dataclasses import dataclass
@@ -26,8 +27,8 @@ from ..budget import BudgetExhausted
 from ..dsl.errors import Span, SpecError, SpecValueError, did_you_mean
 from ..dsl.syntax import WeightsDecl
 
-__all__ = ["MAX_FILE_BYTES", "MAX_TENSOR_BYTES", "LoadedWeights", "checked_matrix", "load_block_weights",
-           "read_tensors"]
+__all__ = ["CHUNK", "MAX_FILE_BYTES", "MAX_TENSOR_BYTES", "Chunk", "LoadedWeights", "checked_matrix", "chunk_of",
+           "load_block_weights", "read_tensors"]
 
 
 def _env_bytes(name: str, default: int) -> int:
@@ -300,10 +301,80 @@ def _read_torch(np: Any, path: Path, fh: BinaryIO, size: int, keys: list[str] | 
 
 # ---- the reader -----------------------------------------------------------------------------------------
 
+#: A slice of a fused tensor, as PyTorch's ``Tensor.chunk`` names it: ``NAME.chunk(N)[I]`` is the ``I``-th
+#: (from 0) of ``N`` equal parts of tensor ``NAME`` along dimension 0 (the output axis of an ``nn.Linear``
+#: weight: Phi-3's ``gate_up_proj.weight.chunk(2)[0]`` is the gate, ``[1]`` the up projection), and
+#: ``NAME.chunk(N, dim=D)[I]`` along dimension ``D`` (``dim=1`` for a fused tensor stored in x out).
+CHUNK = re.compile(r"(?P<base>.+)\.chunk\((?P<n>[1-9][0-9]{0,3})(?:, ?dim ?= ?(?P<dim>[01]))?\)\[(?P<i>[0-9]{1,4})\]")
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A part of a fused tensor named by :data:`CHUNK`: tensor ``base``, part ``index`` of ``parts`` along ``dim``."""
+
+    base: str
+    parts: int
+    index: int
+    dim: int = 0
+
+
+def chunk_of(name: str) -> Chunk | None:
+    """The chunk a tensor name selects (``mlp.gate_up_proj.weight.chunk(2)[1]``), or None for a plain name."""
+    m = CHUNK.fullmatch(name)
+    if m is None:
+        return None
+    return Chunk(m.group("base"), int(m.group("n")), int(m.group("i")), int(m.group("dim") or 0))
+
+
+def _take_chunk(name: str, chunk: Chunk, array: Any) -> Any:
+    """Part ``chunk.index`` of ``array``; a :class:`_Bad` when the name does not fit the tensor's shape."""
+    if chunk.index >= chunk.parts:
+        raise _Bad(f"`{_clip(name)}` selects part {chunk.index} of {chunk.parts}", f"part {chunk.index}",
+                   f"a part from 0 to {chunk.parts - 1}", "parts are numbered from 0, as Tensor.chunk's")
+    if chunk.dim >= array.ndim:
+        raise _Bad(f"`{_clip(name)}` splits dimension {chunk.dim} of a {array.ndim}-d tensor",
+                   f"shape {tuple(array.shape)}", f"a tensor with a dimension {chunk.dim}")
+    size = array.shape[chunk.dim]
+    if size % chunk.parts:
+        raise _Bad(f"`{_clip(name)}`: tensor `{_clip(chunk.base)}` has {size} entries along dimension {chunk.dim}, "
+                   f"not a multiple of {chunk.parts}", f"shape {tuple(array.shape)}",
+                   f"a size along dimension {chunk.dim} divisible by {chunk.parts}",
+                   "name the fused tensor's parts with the number of parts it holds")
+    step = size // chunk.parts
+    part = array[chunk.index * step:(chunk.index + 1) * step] if chunk.dim == 0 else \
+        array[:, chunk.index * step:(chunk.index + 1) * step]
+    return part.copy()
+
+
 def read_tensors(path: Path, span: Span | None = None, keys: list[str] | None = None,
                  dtypes: dict[str, str] | None = None) -> dict[str, Any]:
     """Tensors of the file as numpy arrays (those in ``keys`` only, when given; other names map to None).
-    ``dtypes``, when given, receives the dtype each tensor has *in the file* (bfloat16 arrives as float32)."""
+    ``dtypes``, when given, receives the dtype each tensor has *in the file* (bfloat16 arrives as float32).
+    A key ``NAME.chunk(N)[I]`` (:data:`CHUNK`) is a part of the fused tensor ``NAME``, read once."""
+    chunks = {k: c for k in keys or () if (c := chunk_of(k)) is not None}
+    if not chunks:
+        return _read_tensors(path, span, keys, dtypes)
+    dtypes = {} if dtypes is None else dtypes
+    assert keys is not None
+    plain = [k for k in keys if k not in chunks]
+    tensors = _read_tensors(path, span, sorted({*plain, *(c.base for c in chunks.values())}), dtypes)
+    out = {k: tensors[k] for k in plain if k in tensors}
+    for key, chunk in chunks.items():
+        base = tensors.get(chunk.base)
+        if base is None:
+            continue  # missing: the caller's error names the key (and the fused tensor through did-you-mean)
+        try:
+            out[key] = _take_chunk(key, chunk, base)
+        except _Bad as bad:
+            raise SpecValueError(f"weights file `{path.name}`: {bad.summary}", span, bad.found, bad.expected,
+                                 bad.hint) from None
+        if chunk.base in dtypes:
+            dtypes[key] = dtypes[chunk.base]
+    return out
+
+
+def _read_tensors(path: Path, span: Span | None = None, keys: list[str] | None = None,
+                  dtypes: dict[str, str] | None = None) -> dict[str, Any]:
     dtypes = {} if dtypes is None else dtypes
     from ..paths import open_regular
 

@@ -367,13 +367,14 @@ def test_an_assumed_norm_placement_is_said_and_the_other_placement_shown(tmp_pat
 
 
 def test_unknown_and_fused_layouts_are_one_line_per_group_with_a_hint(tmp_path: Path) -> None:
-    """A Phi-3-style fused ``gate_up_proj``: one skipped line per layer group, naming the tensor found
-    where the layout's up projection should be; a file of no layer at all: one line; exit 1."""
+    """A fused up projection no layout knows (``w12``; Phi-3's ``gate_up_proj`` has its own layout now): one
+    skipped line per layer group, naming the tensor found where the layout's up projection should be; a file
+    of no layer at all: one line; exit 1."""
     np = require_module("numpy", "weights")
     ck = tmp_path / "ck"
     fused = {}
     for i in range(2):
-        fused[f"model.layers.{i}.mlp.gate_up_proj.weight"] = np.ones((8, 2), dtype=np.float32)
+        fused[f"model.layers.{i}.mlp.w12.weight"] = np.ones((8, 2), dtype=np.float32)
         fused[f"model.layers.{i}.mlp.down_proj.weight"] = np.ones((2, 4), dtype=np.float32)
     _save(ck / "phi3.safetensors", fused)
     _save(ck / "emb.safetensors", {"embed.weight": np.ones((2, 2), dtype=np.float32)})
@@ -383,7 +384,7 @@ def test_unknown_and_fused_layouts_are_one_line_per_group_with_a_hint(tmp_path: 
     assert data is not None and data["layers"] == []
     lines = [why for file, why in data["skipped"]]
     phi = [why for file, why in data["skipped"] if file.endswith("phi3.safetensors")]
-    assert len(phi) == 2 and all("gate_up_proj" in why and "hint:" in why for why in phi), phi
+    assert len(phi) == 2 and all("w12" in why and "hint:" in why for why in phi), phi
     emb = [why for file, why in data["skipped"] if file.endswith("emb.safetensors")]
     assert len(emb) == 1 and "hint:" in emb[0], lines
     assert out.count("skipped ") == 3
