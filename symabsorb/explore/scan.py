@@ -536,22 +536,77 @@ def _decide(task: ScanTask, partial: dict[str, Any] | None = None) -> dict[str, 
     from ..budget import current
     from ..context import changed
     from ..errors import SymabsorbError
-    from ..paths import confine_descriptor, open_regular, pinned, read_whole
-    from ..weights.io import MAX_FILE_BYTES
+    from ..paths import confine_descriptor, open_regular, read_whole
+    from ..weights.io import MAX_FILE_BYTES, pinned_weights
 
     name = Path(task.file)
     shown = _shown_rel(task.file, task.spec_dir)
     outside = changed(budget=replace(current(), allow_outside=True)) if task.allow_outside else contextlib.nullcontext()
     with outside:
-        with open_regular(name, None, "weights file", max_bytes=MAX_FILE_BYTES) as (fh, _size):
-            data = read_whole(fh, name, None, "weights file", MAX_FILE_BYTES)
-            if task.sha256 and hashlib.sha256(data).hexdigest() != task.sha256:
-                raise SymabsorbError(f"`{shown}` changed after it was listed (SHA-256 differs): not decided; "
-                                     "scan again")
-            if not task.allow_outside:  # the file read, not just the name, lies in the scanned directory
-                confine_descriptor(fh.fileno(), Path(task.spec_dir), shown, "weights file")
-        with pinned({name: data}):
+        data = _BUFFERS.get(task.file, task.sha256)  # this scan's buffer of the file, listed and hashed
+        if data is None:
+            with open_regular(name, None, "weights file", max_bytes=MAX_FILE_BYTES) as (fh, _size):
+                data = read_whole(fh, name, None, "weights file", MAX_FILE_BYTES)
+                digest = hashlib.sha256(data).hexdigest()
+                if task.sha256 and digest != task.sha256:
+                    raise SymabsorbError(f"`{shown}` changed after it was listed (SHA-256 differs): not decided; "
+                                         "scan again")
+                if not task.allow_outside:  # the file read, not just the name, lies in the scanned directory
+                    confine_descriptor(fh.fileno(), Path(task.spec_dir), shown, "weights file")
+            _BUFFERS.keep(task.file, digest, data)
+        else:
+            digest = task.sha256
+        with pinned_weights(name, data, digest):  # every read and hash of the decision: these bytes
             return _decide_pinned(task, {} if partial is None else partial)
+
+
+class _FileBuffer:
+    """The bytes of one weights file, read once and hashed once for all its layers while a scan runs
+    in this process (MiniLM's six layers share one 90 MB file: its decisions read it once, not six
+    times, and hash it once, not eighteen: each layer, its bare block and its other placement).
+    At most one file is held (the layers of a file are decided one after another), only between
+    :meth:`open` and :meth:`close` (a scan's own), and only under the name and the SHA-256 the first
+    decision read and hashed it with, which was the listed one (a file changed after the listing is
+    still refused: the listing's own read is not reused). A Dask worker in another process reads for
+    itself."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self._lock = threading.Lock()
+        self._active = 0
+        self._entry: tuple[str, str, bytes] | None = None
+
+    def open(self) -> None:
+        with self._lock:
+            self._active += 1
+
+    def close(self) -> None:
+        with self._lock:
+            self._active -= 1
+            if not self._active:
+                self._entry = None
+
+    def keep(self, file: str, digest: str, data: bytes) -> None:
+        with self._lock:
+            if self._active:
+                self._entry = (file, digest, data)
+
+    def get(self, file: str, digest: str) -> bytes | None:
+        with self._lock:
+            entry = self._entry
+        if entry is None or not digest or entry[0] != file or entry[1] != digest:
+            return None
+        return entry[2]
+
+    @property
+    def held(self) -> str | None:
+        """The file held (for tests), or None."""
+        entry = self._entry
+        return entry[0] if entry is not None else None
+
+
+_BUFFERS = _FileBuffer()
 
 
 def _decide_block(text: str, spec_dir: str, theorems: tuple[str, ...] = ()) -> Any:
@@ -752,8 +807,12 @@ def scan(directory: Path, store: Any, executor: Any, activation: str | None = No
 
     from ..weights.floatsearch import progress_to  # a big layer's long stages, within the scan's progress
 
-    with progress_to(progress) if progress is not None else contextlib.nullcontext():
-        executor.run(pending, record)
+    _BUFFERS.open()  # each file read and hashed once by the decisions, for all its layers
+    try:
+        with progress_to(progress) if progress is not None else contextlib.nullcontext():
+            executor.run(pending, record)
+    finally:
+        _BUFFERS.close()
     ids = {t.id for t in tasks}
     records = sorted((r for r in store.records.values() if r.get("id") in ids), key=lambda r: (r["file"], r["layer"]))
     skipped += [line for r in records if (line := failed_layer(r)) is not None]

@@ -171,12 +171,11 @@ def load_file_block(block: Block, base_dir: Path) -> FileBlock:
     """Read and check the weights file of ``block`` (its shapes, declared sizes, extra tensors): what
     the answer layer needs before proving the block with the file's dimensions."""
     assert block.weights is not None
-    from ..paths import pinned
-    from .io import read_weights_once
+    from .io import pinned_weights, read_weights_once
 
     path = base_dir / block.weights.file
-    data, _digest = read_weights_once(path, block.weights.span)  # one read: the weights, the extras and the hash
-    with pinned({path: data}):
+    data, digest = read_weights_once(path, block.weights.span)  # one read: the weights, the extras and the hash
+    with pinned_weights(path, data, digest):
         return _load_file_block(block, base_dir)
 
 

@@ -13,12 +13,15 @@ True)`` for PyTorch). Every failure is a positioned :class:`~symabsorb.dsl.error
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
 import re
 import struct
 import zipfile
+from collections.abc import Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -28,7 +31,7 @@ from ..dsl.errors import Span, SpecError, SpecValueError, did_you_mean
 from ..dsl.syntax import WeightsDecl
 
 __all__ = ["CHUNK", "MAX_FILE_BYTES", "MAX_TENSOR_BYTES", "Chunk", "LoadedWeights", "checked_matrix", "chunk_of",
-           "load_block_weights", "read_tensors"]
+           "load_block_weights", "pinned_weights", "read_tensors"]
 
 
 def _env_bytes(name: str, default: int) -> int:
@@ -445,9 +448,7 @@ def load_block_weights(decl: WeightsDecl, spec_dir: Path, gated: bool) -> Loaded
             prefix + (decl.gate_key or "W_gate") if gated else None)
     file_dtypes: dict[str, str] = {}
     data, digest = read_weights_once(path, decl.span)
-    from ..paths import pinned
-
-    with pinned({path: data}):  # the tensors come from the bytes hashed, whatever the file holds by now
+    with pinned_weights(path, data, digest):  # the tensors come from the bytes hashed, whatever the file holds by now
         tensors = read_tensors(path, decl.span, [k for k in keys if k is not None], file_dtypes)
     up_raw = _tensor(tensors, keys[0], path, decl.span, "up: W_up")
     up = checked_matrix(up_raw, keys[0], path, decl.span)
@@ -473,28 +474,55 @@ def load_block_weights(decl: WeightsDecl, spec_dir: Path, gated: bool) -> Loaded
     return LoadedWeights(str(path), up, down, gate, biases, keys, dtype, digest)
 
 
-def read_weights_once(path: Path, span: Span | None = None, check: Any = None) -> tuple[bytes, str]:
-    """The weights file's bytes, read once (the buffer already pinned for the name, if any), and
-    their SHA-256: pin the bytes (:func:`symabsorb.paths.pinned`) around every read that the hash
-    binds, so the decision and the hash describe the same bytes."""
+#: The SHA-256 of a buffer already hashed by whoever pinned it (:func:`pinned_weights`): that very
+#: ``bytes`` object (immutable, compared by identity, kept alive by the context) and its digest.
+_HASHED: ContextVar[tuple[bytes, str] | None] = ContextVar("symabsorb_weights_hashed", default=None)
+
+
+def _sha256(data: bytes) -> str:
+    """The SHA-256 of ``data``: the one computed by :func:`pinned_weights` for this very object, else
+    computed now (a weights file of a GB costs ~0.5 s to hash: once per read, not once per use)."""
+    known = _HASHED.get()
+    if known is not None and known[0] is data:
+        return known[1]
     import hashlib
 
+    return hashlib.sha256(data).hexdigest()
+
+
+@contextlib.contextmanager
+def pinned_weights(path: Path, data: bytes, digest: str) -> Iterator[None]:
+    """Within the body, every read of ``path`` is served from ``data`` (:func:`symabsorb.paths.pinned`)
+    and its SHA-256 is ``digest``, which the caller computed from ``data`` itself (from
+    :func:`read_weights_once`): what is decided and what is hashed are the same bytes, hashed once."""
+    from ..paths import pinned
+
+    token = _HASHED.set((data, digest))
+    try:
+        with pinned({path: data}):
+            yield
+    finally:
+        _HASHED.reset(token)
+
+
+def read_weights_once(path: Path, span: Span | None = None, check: Any = None) -> tuple[bytes, str]:
+    """The weights file's bytes, read once (the buffer already pinned for the name, if any), and
+    their SHA-256: pin the bytes (:func:`pinned_weights`) around every read that the hash binds, so
+    the decision and the hash describe the same bytes."""
     from ..paths import read_once
 
     data = read_once(path, span, "weights file", MAX_FILE_BYTES, check=check)
-    return data, hashlib.sha256(data).hexdigest()
+    return data, _sha256(data)
 
 
 def weights_digest(path: Path) -> str:
     """SHA-256 of the weights file: of the bytes pinned for the name when there are (what the
     decision reads), else of the file as it is now."""
-    import hashlib
-
     from ..paths import pinned_bytes
 
     held = pinned_bytes(path)
     if held is not None:
-        return hashlib.sha256(held).hexdigest()
+        return _sha256(held)
     from .certify import file_digest
 
     return file_digest(str(path))

@@ -1,0 +1,85 @@
+"""A scan in this process reads and hashes each weights file once for all its layers (issue 29):
+MiniLM's six layers share one file, which was read six times and hashed nineteen (each layer, its
+bare block, and the listing); the buffer is held only while the scan runs."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers import require_module
+
+D, M, LAYERS = 4, 8, 3
+
+
+def _checkpoint(folder: Path) -> Path:
+    np = require_module("numpy", "weights")
+    st = require_module("safetensors.numpy", "weights")
+    rng = np.random.default_rng(3)
+    tensors: dict[str, Any] = {}
+    for i in range(LAYERS):  # BERT's names: post-LN with biases, so each layer has a bare block too
+        p = f"encoder.layer.{i}."
+        tensors[p + "intermediate.dense.weight"] = (rng.integers(-8, 9, (M, D)) / 8).astype(np.float32)
+        tensors[p + "intermediate.dense.bias"] = np.full(M, 0.125, dtype=np.float32)
+        tensors[p + "output.dense.weight"] = (rng.integers(-8, 9, (D, M)) / 8).astype(np.float32)
+        tensors[p + "output.dense.bias"] = np.full(D, 0.125, dtype=np.float32)
+        tensors[p + "output.LayerNorm.weight"] = np.ones(D, dtype=np.float32)
+        tensors[p + "output.LayerNorm.bias"] = np.zeros(D, dtype=np.float32)
+        tensors[p + "attention.output.dense.weight"] = np.eye(D, dtype=np.float32)
+    folder.mkdir()
+    st.save_file(tensors, str(folder / "model.safetensors"))
+    (folder / "config.json").write_text('{"model_type": "bert", "hidden_act": "gelu"}', encoding="utf-8")
+    return folder / "model.safetensors"
+
+
+def test_each_file_is_read_and_hashed_once_for_all_its_layers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import symabsorb.paths as paths
+    from symabsorb.explore import scan as scan_module
+    from symabsorb.explore.executors import InProcessExecutor
+    from symabsorb.explore.store import ResultStore
+
+    weights = _checkpoint(tmp_path / "ck")
+    content = weights.read_bytes()
+    reads: list[str] = []
+    hashes: list[int] = []
+    real_read, real_sha = paths.read_whole, hashlib.sha256
+
+    def read_whole(fh: Any, path: Path, *args: Any, **kwargs: Any) -> bytes:
+        reads.append(Path(path).name)
+        return real_read(fh, path, *args, **kwargs)
+
+    def sha256(data: Any = b"", *args: Any, **kwargs: Any) -> Any:
+        if len(data) == len(content):
+            hashes.append(len(data))
+        return real_sha(data, *args, **kwargs)
+
+    monkeypatch.setattr(paths, "read_whole", read_whole)
+    monkeypatch.setattr(hashlib, "sha256", sha256)
+    store = ResultStore(tmp_path / "results")
+    records, skipped = scan_module.scan(tmp_path / "ck", store, InProcessExecutor(), None, 120.0)
+    store.close()
+    assert not skipped, skipped
+    assert len(records) == LAYERS and all(r["status"] == "done" for r in records), records
+    assert all(r["bare"]["status"] == "done" for r in records), records
+    # one read and one hash to list the layers, one of each for all the decisions (before: one
+    # read per layer, and a hash per layer, per bare block and per placement decided)
+    assert reads.count("model.safetensors") == 2, reads
+    assert len(hashes) == 2, hashes
+    assert scan_module._BUFFERS.held is None  # the file's bytes are not kept once the scan is over
+
+
+def test_outside_a_scan_no_buffer_is_kept(tmp_path: Path) -> None:
+    from symabsorb.explore import scan as scan_module
+
+    buffers = scan_module._FileBuffer()
+    buffers.keep("f", "d", b"x")
+    assert buffers.held is None and buffers.get("f", "d") is None
+    buffers.open()
+    buffers.keep("f", "d", b"x")
+    assert buffers.get("f", "d") == b"x"
+    assert buffers.get("f", "other digest") is None and buffers.get("g", "d") is None
+    buffers.close()
+    assert buffers.held is None
