@@ -418,7 +418,7 @@ def decide(activation: str | AnyActivation, w_up: Any = None, w_down: Any = None
 
     from .answer import Session
     from .dsl.syntax import WeightsDecl
-    from .errors import ArgumentError, bad_argument, check_type
+    from .errors import ArgumentError, SpecError, bad_argument, check_type
     from .model.activation import GatedActivation
     from .model.block import Block, Skip
 
@@ -505,7 +505,15 @@ def decide(activation: str | AnyActivation, w_up: Any = None, w_down: Any = None
                        gamma_key="ln_gamma" if "ln_gamma" in floats else None)
     with tempfile.TemporaryDirectory(prefix="symabsorb-") as tmp:
         np.savez(Path(tmp) / "arrays.npz", **floats)  # type: ignore[arg-type]
-        return run(replace(block, weights=decl), tmp)
+        try:
+            return run(replace(block, weights=decl), tmp)
+        except SpecError as err:  # a check of the weights-file reader: about an argument, never the scratch file
+            if "arrays.npz" not in str(err):
+                raise
+            text = str(err).splitlines()[0].removeprefix("error: ")
+            param = next((k for k, v in names.items() if f"`{v}`" in text), None)
+            raise ArgumentError(text.replace(" in `arrays.npz`", "").replace("`arrays.npz`", "the arrays"),
+                                param=param) from None
 
 
 _NORM_ALIASES = {"pre": "pre-ln", "post": "post-ln"}
@@ -637,6 +645,10 @@ def _float_values(name: str, values: Any, exact: Any, vector: bool) -> Any:
         array = np.array(floats, dtype=np.float64).reshape(exact.shape)
     else:
         array = _float_array(name, _column(values) if vector else values)
+    if not np.isfinite(array).all():
+        where = tuple(int(i) for i in np.argwhere(~np.isfinite(array))[0])
+        shown = where[0] if vector else list(where)
+        raise bad_argument(name, values, f"a non-finite entry ({array[where]}) at {shown}: weights are finite numbers")
     return array.reshape(-1) if vector else array
 
 

@@ -103,6 +103,8 @@ def test_file_with_bias_tensors_as_the_spec(tmp_path: Path) -> None:
     ((UP, DOWN), {"up_bias": "b"}, "up_bias"),
     ((UP, DOWN), {"b_up": [1, 2, 3], "bias": False}, "bias"),
     (([[1, 0], [0, 1], [1, 1]], np.array(DOWN, dtype=float)), {"b_up": [Fraction(1, 3), 0, 0]}, "b_up"),
+    ((np.array([[np.nan, 0], [0, 1], [1, 1]]), np.array(DOWN, dtype=float)), {}, "w_up"),
+    ((np.ones((3, 2)) / 2, np.ones((2, 3)) / 2), {"b_down": np.array([np.inf, 0])}, "b_down"),
 ])
 def test_errors_name_the_argument_never_a_file(args: tuple, options: dict, param: str) -> None:
     with pytest.raises(ArgumentError) as info:
