@@ -50,8 +50,8 @@ def test_affine_sigma_with_biases_as_the_spec() -> None:
     """σ = 2z − 3 with a hidden bias, bias-free absorber: absorbable (L-affine), as the spec answers."""
     api = symabsorb.decide("2*z - 3", [[1, 0], [0, 1]], [[1, -1], [2, -2]], b_up=[1, 0], absorber_bias=False)
     assert api.verdict == "absorbable"
-    _same(api, "activation act(z) = 2*z - 3\nblock b { activation: act W_up: [[1, 0], [0, 1]] W_down: [[1, -1], [2, -2]] b_up: [1, 0] "
-               "absorber_bias: false }\nabsorb b\n")
+    _same(api, "activation act(z) = 2*z - 3\nblock b { activation: act W_up: [[1, 0], [0, 1]] "
+               "W_down: [[1, -1], [2, -2]] b_up: [1, 0] absorber_bias: false }\nabsorb b\n")
     assert symabsorb.decide("2*z - 3", [[1, 0], [0, 1]], [[1, -1], [2, -2]]).verdict == "not-absorbable"
 
 
