@@ -133,6 +133,15 @@ def _same(got: Any, want: Any, what: str) -> bool:
         return False
 
 
+def _same_vector(got: Any, want: Any, what: str) -> bool:
+    """A witness's bias (a list of exact numbers, or absent) equal entry by entry to the re-derived one."""
+    import sympy as sp
+
+    if want is None or got is None:
+        return want is None and got is None
+    return isinstance(got, list) and _same([[x] for x in got], sp.Matrix(list(want)), what)
+
+
 def _check_composed(layers: list[Any], blocks: list[Any], again: Any, stack: Any) -> str:
     """A composed witness (every block absorbable): each layer equal entry by entry to the re-derived block witness
     (every field), and re-checked on its own: for a bias-free ReLU stack each residual-free block is proved equal to
@@ -158,6 +167,10 @@ def _check_composed(layers: list[Any], blocks: list[Any], again: Any, stack: Any
                                        "(exact)")
         if got.get("index_set") != list(want.index_set):
             raise CertificateError(f"the witness's block {i + 1} index set is not block {block.name}'s")
+        for key in ("b_up", "b_down", "b_gate"):  # a biased block's witness carries its biases, compared as the rest
+            if not _same_vector(got.get(key), getattr(want, key), f"block {i + 1} {key}"):
+                raise CertificateError(f"the witness's block {i + 1} {key} is not block {block.name}'s witness "
+                                       "(exact)")
         if exact is not None and want.w_up is not None and want.w_gate is None and \
                 all(got.get(k) is None for k in ("b_up", "b_down", "b_gate")):
             up = _matrix(got.get("W_up"), (int(want.w_up.rows), dim), f"block {i + 1} W_up")

@@ -143,8 +143,9 @@ class MarkdownRenderer:
             if w.description:  # not a flip: a deep stack's residual-free blocks (docs/theorems.md#deep-stacks)
                 lines += ["", f"**Witness:** {self.cite(w.description)} — {self.cite(w.verified)}."]
             elif w.layers:  # a stack: one index set per block
-                sets = "; ".join(f"block {i}: $S = \\{{{', '.join(str(j) for j in layer.index_set)}\\}}$"
-                                 for i, layer in enumerate(w.layers, start=1))
+                sets = "; ".join(f"block {i}: " + (self.cite(layer.description) if layer.description else
+                                                    f"$S = \\{{{', '.join(str(j) for j in layer.index_set)}\\}}$")
+                                 for i, layer in enumerate(w.layers, start=1))  # a non-flip layer says what it is
                 lines += ["", f"**Witness:** compose the block witnesses ({sets}; units numbered from 0) — "
                           f"{self.cite(w.verified)}."]
             else:

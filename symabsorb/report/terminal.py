@@ -73,9 +73,10 @@ def _witness_text(w: Witness) -> str:
     if w.description:  # not a flip: a deep stack's residual-free blocks (docs/theorems.md#deep-stacks)
         return w.description
     if w.layers:
-        sets = "; ".join(f"block {i + 1}: S = {{{', '.join(map(str, layer.index_set))}}}"
-                         for i, layer in enumerate(w.layers))
-        return f"compose the block witnesses ({sets}; units numbered from 0)"
+        sets = "; ".join(f"block {i + 1}: " + (layer.description or f"S = {{{', '.join(map(str, layer.index_set))}}}")
+                         for i, layer in enumerate(w.layers))  # a layer that is not a flip says what it is
+        numbered = "; units numbered from 0" if any(not layer.description for layer in w.layers) else ""
+        return f"compose the block witnesses ({sets}{numbered})"
     return f"flip the units S = {{{', '.join(map(str, w.index_set))}}} (numbered from 0)"
 
 

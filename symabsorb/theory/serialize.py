@@ -18,6 +18,27 @@ __all__ = ["derivation_to_dict", "graph_to_dict"]
 WITNESS_JSON_ENTRIES = 65536
 
 
+def _vector(v: Any) -> list[Any] | None:
+    if v is None:
+        return None
+    return [row[0] for row in (_matrix(v) or [])] if isinstance(v, sp.MatrixBase) else [repr(float(x)) for x in v]
+
+
+def _layer(layer: Any) -> dict[str, Any]:
+    """One block of a stack's witness: its matrices, and its biases and description when it has them (a biased
+    block's flip carries ``b_up``, ``b_down``; verify re-checks them)."""
+    out: dict[str, Any] = {"index_set": list(layer.index_set), "W_up": _matrix(layer.w_up),
+                           "W_down": _matrix(layer.w_down)}
+    if layer.w_gate is not None:
+        out["W_gate"] = _matrix(layer.w_gate)
+    for key in ("b_up", "b_down", "b_gate"):
+        if getattr(layer, key) is not None:
+            out[key] = _vector(getattr(layer, key))
+    if layer.description:
+        out["description"] = layer.description
+    return out
+
+
 def _witness(d: Derivation) -> dict[str, Any]:
     w = d.witness
     assert w is not None
@@ -32,12 +53,10 @@ def _witness(d: Derivation) -> dict[str, Any]:
     if w.description:
         out["description"] = w.description
     if w.layers:  # a stack's residual-free blocks, one per block (each with its index set when it is a flip)
-        out["layers"] = [{"index_set": list(layer.index_set), "W_up": _matrix(layer.w_up), "W_down": _matrix(layer.w_down)}
-                         for layer in w.layers]
+        out["layers"] = [_layer(layer) for layer in w.layers]
     for key, vector in (("b_up", w.b_up), ("b_down", w.b_down), ("b_gate", w.b_gate)):
         if vector is not None:  # the residual-free block's biases (a biased layer's witness)
-            out[key] = [row[0] for row in (_matrix(vector) or [])] if isinstance(vector, sp.MatrixBase) else \
-                [repr(float(x)) for x in vector]
+            out[key] = _vector(vector)
     return out
 
 

@@ -147,8 +147,10 @@ def stack_max_relative_error(stack: Stack, layers: tuple[Witness, ...], points: 
         b: list[Any] = list(x)
         for _ in range(int(stack.repeat)):
             for block, layer in zip(stack.blocks, layers, strict=True):
-                r = block_output(block, block.w_up, block.w_down, block.w_gate, [_frac(v) for v in r], True)  # type: ignore[arg-type]
-                b = block_output(block, layer.w_up, layer.w_down, layer.w_gate, [_frac(v) for v in b], False)
+                r = block_output(block, block.w_up, block.w_down, block.w_gate, [_frac(v) for v in r], True,  # type: ignore[arg-type]
+                                 biases=(block.b_up, block.b_down, block.b_gate))
+                b = block_output(block, layer.w_up, layer.w_down, layer.w_gate, [_frac(v) for v in b], False,
+                                 biases=(layer.b_up, layer.b_down, layer.b_gate))
         num = max(abs(u - v) for u, v in zip(r, b, strict=True))
         worst = max(worst, float(num / max(max(abs(u) for u in r), 1)))
     return worst

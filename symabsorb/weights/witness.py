@@ -47,29 +47,35 @@ def flip_witness(block: Block, index_set: tuple[int, ...]) -> tuple[sp.Immutable
     return _negate(w_up, index_set, rows=True), w_down, w_gate
 
 
+def _entry(v: Any) -> Any:
+    r = sp.Rational(v)
+    return mpmath.mpf(int(r.p)) / int(r.q)
+
+
 def block_output(block: Block, w_up: sp.MatrixBase, w_down: sp.MatrixBase, w_gate: sp.MatrixBase | None,
-                 x: list[Fraction], residual: bool, digits: int = 40) -> list[Any]:
-    """``B(x)`` (or ``Mx + B(x)``) at a rational point, evaluated with mpmath at ``digits``."""
+                 x: list[Fraction], residual: bool, digits: int = 40,
+                 biases: tuple[Any, Any, Any] = (None, None, None)) -> list[Any]:
+    """``B(x)`` (or ``Mx + B(x)``) at a rational point, evaluated with mpmath at ``digits``; ``biases`` are
+    ``(b_up, b_down, b_gate)`` (each None when absent): the hidden, output and gate biases of these weights."""
+    b_up, b_down, b_gate = (None if b is None else list(b) for b in biases)
     with mpmath.workdps(digits):
         xs = [mpmath.mpf(v.numerator) / v.denominator for v in x]
         m, d = w_up.shape
         hidden = []
         act = block.activation
         for j in range(m):
-            pre = mpmath.fsum(mpmath.mpf(int(sp.Rational(w_up[j, k]).p)) / int(sp.Rational(w_up[j, k]).q) * xs[k]
-                              for k in range(d))
+            pre = mpmath.fsum(_entry(w_up[j, k]) * xs[k] for k in range(d)) + (_entry(b_up[j]) if b_up else 0)
             if isinstance(act, GatedActivation):
                 assert w_gate is not None
-                g_in = mpmath.fsum(mpmath.mpf(int(sp.Rational(w_gate[j, k]).p)) / int(sp.Rational(w_gate[j, k]).q)
-                                   * xs[k] for k in range(d))
+                g_in = mpmath.fsum(_entry(w_gate[j, k]) * xs[k] for k in range(d)) + (_entry(b_gate[j]) if b_gate
+                                                                                       else 0)
                 hidden.append(evaluate(act.gate.expr, g_in, digits) * pre)
             else:
                 hidden.append(evaluate(act.expr, pre, digits))
         out = []
         skip = skip_matrix(block) if residual else None
-        for i in range(d):
-            v = mpmath.fsum(mpmath.mpf(int(sp.Rational(w_down[i, j]).p)) / int(sp.Rational(w_down[i, j]).q) * hidden[j]
-                            for j in range(m))
+        for i in range(w_down.shape[0]):
+            v = mpmath.fsum(_entry(w_down[i, j]) * hidden[j] for j in range(m)) + (_entry(b_down[i]) if b_down else 0)
             if skip is not None:
                 v += mpmath.fsum(mpmath.mpf(int(sp.Rational(skip[i, k]).p)) / int(sp.Rational(skip[i, k]).q) * xs[k]
                                  for k in range(d))
