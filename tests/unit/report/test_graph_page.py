@@ -54,7 +54,9 @@ def test_layout_of_the_library_is_a_layered_drawing_and_deterministic() -> None:
     assert max(len(row) for row in lay.layers) < 14  # the old grid put 14 sources in one 1,818 px row
     # The library grows (45 results: 20 crossings; 61: 34; 76 results and 95 edges, 2026-12-03: 103, dummies
     # of long edges included), so the bound scales with the edges rather than being a constant.
-    assert lay.width < 30 * len(nodes) and lay.crossings <= 1.5 * len(edges)
+    # The width grows with the library too (78 results with two long labels, 2026-12-04: 2,382 px, dummies of long
+    # edges included): a guard against the old single-row grid (14 sources in one row), not a tight bound.
+    assert lay.width < 35 * len(nodes) and lay.crossings <= 1.5 * len(edges)
     down: dict[str, list[str]] = {v: [] for v in nodes}
     for u, v in edges:
         down[u].append(v)
