@@ -6,7 +6,8 @@ force and the run); :mod:`.types` holds the answers as data (:class:`~.types.Que
 """
 
 from . import procedures as _procedures  # noqa: F401  (attaches verify's re-checks to the built-in procedures)
-from .session import AnswerContext, Session, answer, build_report, in_force
+from .registries import Registries, provide
+from .session import Session, in_force
 from .types import QueryAnswer, Report
 
-__all__ = ["AnswerContext", "QueryAnswer", "Report", "Session", "answer", "build_report", "in_force"]
+__all__ = ["QueryAnswer", "Registries", "Report", "Session", "in_force", "provide"]

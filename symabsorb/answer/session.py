@@ -25,12 +25,13 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ..analysis.budget import DEFAULT_BUDGET
 from ..analysis.engine import analyze
+from ..context import Run, running
 from ..errors import InternalError
 from ..model.activation import AnyActivation, GatedActivation
 from ..model.block import Block, ResolvedSpec, SpecQuery, Stack
@@ -46,9 +47,10 @@ from ..theory.prover import width_proof as _width_proof
 from ..weights.concrete import refine_file, refine_inline
 from ..weights.decide import WITNESS_TOLERANCE, float_stack_error, format_index_set, stack_max_relative_error
 from ..weights.filedecide import FileDecision, WitnessCheckError, load_file_block
+from .registries import Registries
 from .types import QueryAnswer, Report
 
-__all__ = ["AnswerContext", "Session", "answer", "build_report", "in_force"]
+__all__ = ["Session", "in_force"]
 
 
 @dataclass(frozen=True)
@@ -58,12 +60,36 @@ class Session:
     ``library``: the results the prover may use (``symabsorb.library(theorems)`` at the API).
     ``budget``: CPU seconds per fact (None: unlimited), under the run's command budget. ``base_dir``:
     the directory a block's ``weights:`` file is read from (a spec's directory); None: file weights
-    are not read (a block is answered for arbitrary weights of its sizes).
+    are not read (a block is answered for arbitrary weights of its sizes). ``run``: the command's
+    :class:`~symabsorb.context.Run` (CPU budget, limits, cache, ledger), installed while the session
+    answers (:meth:`answer`, :meth:`report`, :meth:`installed`); None: the run in force at that time.
+    ``registries``: the snapshot of the registries it answers with (:class:`.registries.Registries`),
+    taken when the session is made, after the installed plug-ins are loaded (:mod:`symabsorb.plugins`).
     """
 
     library: Library
     budget: float | None = DEFAULT_BUDGET
     base_dir: str | None = None
+    run: Run | None = None
+    registries: Registries = field(default_factory=Registries, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        from .. import plugins
+
+        plugins.load()  # a worker building its session the way the command does sees the same plug-ins
+        if self.registries.procedures is None:
+            object.__setattr__(self, "registries", Registries.of(self.library))
+
+    @classmethod
+    def make(cls, theorems: tuple[str | Path, ...] = (), budget: float | None = DEFAULT_BUDGET,
+             base_dir: str | None = None, run: Run | None = None) -> Session:
+        """A session with the built-in results plus the ``theorems`` directories, the installed plug-ins
+        loaded first (so a result may name a plug-in's procedure or hypothesis)."""
+        from .. import plugins
+        from ..theory.library import library_with
+
+        plugins.load()
+        return cls(library_with(theorems), budget, base_dir, run)
 
     def with_(self, **changes: Any) -> Session:
         """This session with some fields changed (``budget=None``, ``base_dir=...``)."""
@@ -71,14 +97,24 @@ class Session:
 
     @contextmanager
     def installed(self) -> Iterator[Session]:
-        """Install this session for the code that runs inside (``verify``'s checkers read it with
-        :func:`in_force` rather than taking it through every call), as :func:`symabsorb.context.running`
-        installs a run."""
+        """Install this session (and its run, if it has one) for the code that runs inside (``verify``'s
+        checkers read it with :func:`in_force` rather than taking it through every call), as
+        :func:`symabsorb.context.running` installs a run."""
         token = _IN_FORCE.set(self)
         try:
-            yield self
+            with self._running():
+                yield self
         finally:
             _IN_FORCE.reset(token)
+
+    @contextmanager
+    def _running(self) -> Iterator[None]:
+        """The session's run installed for the body (nothing changes when it has none)."""
+        if self.run is None:
+            yield
+        else:
+            with running(self.run):
+                yield
 
     # ---- the prover: arbitrary weights of the target's sizes --------------------------------------
 
@@ -209,6 +245,10 @@ class Session:
 
     def answer(self, q: SpecQuery) -> QueryAnswer:
         """The answer to ``q``: a derivation (absorb, width, classify) or the activation's facts."""
+        with self._running():
+            return self._answer(q)
+
+    def _answer(self, q: SpecQuery) -> QueryAnswer:
         target = q.target
         if q.kind == "absorb":
             assert isinstance(target, (Block, Stack))
@@ -230,10 +270,11 @@ class Session:
         session = self.with_(base_dir=os.path.dirname(spec.path) or ".")
         answers = []
         total = len(spec.queries)
-        for i, q in enumerate(spec.queries):
-            if progress is not None:
-                progress(i, total, q.text)
-            answers.append(session.answer(q))
+        with self._running():
+            for i, q in enumerate(spec.queries):
+                if progress is not None:
+                    progress(i, total, q.text)
+                answers.append(session.answer(q))
         if progress is not None:
             progress(total, total, "")
         name = os.path.basename(spec.path)
@@ -259,24 +300,3 @@ def in_force() -> Session:
     if session is None:
         raise InternalError("no symabsorb session is installed: answer through Session.installed()")
     return session
-
-
-@dataclass(frozen=True)
-class AnswerContext:
-    """Where a block's weights file is read from and the CPU seconds per fact (a :class:`Session`'s
-    fields besides the library, for :func:`answer`)."""
-
-    base_dir: str | None = None
-    budget: float | None = DEFAULT_BUDGET
-
-
-def answer(q: SpecQuery, library: Library, context: AnswerContext | None = None) -> QueryAnswer:
-    """``Session(library, context.budget, context.base_dir).answer(q)``."""
-    context = context or AnswerContext()
-    return Session(library, context.budget, context.base_dir).answer(q)
-
-
-def build_report(spec: ResolvedSpec, text: str, library: Library, budget: float | None = DEFAULT_BUDGET,
-                 progress: Callable[[int, int, str], None] | None = None) -> Report:
-    """``Session(library, budget).report(spec, text, progress)``."""
-    return Session(library, budget).report(spec, text, progress)

@@ -206,6 +206,20 @@ class RendererRegistry:
 RENDERERS = RendererRegistry(BUILTIN_MODULES)
 
 
+def _snapshot() -> dict[str, tuple[str, ...]]:
+    """Format name -> the kinds it renders, as registered now (a session's snapshot, answer/registries.py)."""
+    return {f.name: tuple(f.entries) for f in RENDERERS}
+
+
+def _provide() -> None:
+    from ..answer.registries import provide
+
+    provide("renderers", _snapshot)
+
+
+_provide()
+
+
 def renderer(name: str, *, kind: Kind = "report", aliases: tuple[str, ...] = (),
              suffixes: tuple[str, ...] = ()) -> Callable[[F], F]:
     """Register the decorated function as the ``kind`` entry point of the format ``name`` in

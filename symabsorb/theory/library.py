@@ -744,16 +744,24 @@ def shown_source(result: Any) -> str:
 
 @functools.cache
 def default_library() -> Library:
-    """The results shipped inside the package (``symabsorb/theorems``)."""
+    """The results shipped inside the package (``symabsorb/theorems``), checked against the registries
+    after the installed plug-ins are loaded (:mod:`symabsorb.plugins`)."""
+    from .. import plugins
     from .hypotheses import REGISTRY
+
+    plugins.load()
 
     return load_library([resources.files("symabsorb.theorems")], REGISTRY)
 
 
 def library_with(extra: Iterable[Path | str]) -> Library:
     """The shipped results plus those in ``extra`` directories (``--theorems DIR``); with none, the
-    shipped library (:func:`default_library`, loaded once per process)."""
+    shipped library (:func:`default_library`, loaded once per process). The installed plug-ins are
+    loaded first, so a result may name a plug-in's procedure or hypothesis."""
+    from .. import plugins
     from .hypotheses import REGISTRY
+
+    plugins.load()
 
     dirs = [Path(d) for d in extra]
     if not dirs:

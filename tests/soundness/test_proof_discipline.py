@@ -275,14 +275,14 @@ def test_a_coefficient_that_may_vanish_never_gives_not_absorbable(spec: str) -> 
     """σ is SiLU when the z³ coefficient is 0 (exactly, or for an allowed parameter value), and the
     flip of S = {0, 1} absorbs this block; so neither 'not absorbable' nor a proved necessary
     cubic condition may come out."""
-    from symabsorb.answer import answer
+    from symabsorb.answer import Session
     from symabsorb.model import resolve_text
     from symabsorb.theory.library import default_library
 
     text = spec + ("block b { activation: hz  dim: 2  width: 2  W_up: [[1, 0], [0, 1]]  "
                    "W_down: [[-1, 0], [0, -1]] }\nabsorb b\nclassify hz\n")
     for q in resolve_text(text).queries:
-        d = answer(q, default_library()).derivation
+        d = Session(default_library()).answer(q).derivation
         assert d is not None
         assert d.verdict is not Verdict.NOT_ABSORBABLE
         assert not (d.decided_by == "R-polynomial-odd" and d.necessary == "proved")

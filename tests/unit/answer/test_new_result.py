@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import sympy as sp
 
-from symabsorb.answer import AnswerContext, answer
+from symabsorb.answer import Session
 from symabsorb.model import resolve_text
 from symabsorb.model.functions import Z
 from symabsorb.theory.checks import Subject, simple
@@ -91,7 +91,7 @@ def test_a_new_lemma_decides_symbolic_inline_and_file_blocks(tmp_path: Path, che
              W_down=np.array([[-0.5, 0, 1], [0, -0.5, 1]]))
     library = library_with([tmp_path / "lib"])
     spec = resolve_text(SPEC, str(tmp_path / "s.absorb"))
-    got = {q.text: answer(q, library, AnswerContext(str(tmp_path), 30)).derivation for q in spec.queries}
+    got = {q.text: Session(library, 30, str(tmp_path)).answer(q).derivation for q in spec.queries}
     symbolic, inline, file = got["absorb symbolic"], got["absorb inline"], got["absorb file"]
     assert symbolic is not None and symbolic.decided_by == "A-test-flip"
     assert symbolic.verdict is Verdict.CONDITIONAL and symbolic.condition_plain == "W_down[:,S] W_up[S,:] = -1/2*I_d"
@@ -116,7 +116,7 @@ def test_every_concrete_value_has_one_procedure_and_files_are_proved_once(tmp_pa
     """The concrete-weights layer: one registry keyed by the TOML field; a file block is proved once,
     with the sizes its file gives, and the prover itself never decides concrete weights."""
     np = require_module("numpy", "weights")
-    from symabsorb.answer import AnswerContext, session
+    from symabsorb.answer import Session, session
     from symabsorb.theory import prover
     from symabsorb.theory.library import default_library
     from symabsorb.theory.procedures import PROCEDURES
@@ -136,7 +136,7 @@ def test_every_concrete_value_has_one_procedure_and_files_are_proved_once(tmp_pa
         return real(target, *args, **kwargs)
 
     monkeypatch.setattr(session, "_derive", counting)
-    file, inline = (answer(q, default_library(), AnswerContext(str(tmp_path))).derivation for q in spec.queries)
+    file, inline = (Session(default_library(), base_dir=str(tmp_path)).answer(q).derivation for q in spec.queries)
     assert proved == [(2, 3), (2, 3)]
     assert file is not None and file.verdict is Verdict.ABSORBABLE and file.witness is not None
     assert inline is not None and inline.verdict is Verdict.ABSORBABLE

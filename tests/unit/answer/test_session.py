@@ -166,3 +166,37 @@ def test_verify_reads_an_imported_blocks_weights_where_prove_did(tmp_path: Path)
     report.write_text(symabsorb.prove(top).render("json"), encoding="utf-8")
     checked = symabsorb.verify(report)
     assert checked.ok and checked.checks[0].verdict == "absorbable", checked.render("text")
+
+
+def test_a_session_holds_its_run_and_installs_it_while_it_answers(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    import math
+
+    from symabsorb import context
+    from symabsorb.budget import Budget
+
+    run = context.Run(Budget(seconds=math.inf), cache=False)
+    s = Session(default_library(), run=run)
+    seen: list[object] = []
+    monkeypatch.setattr(Session, "_answer", lambda self, q: seen.append(context.current()))
+    s.answer(resolve_text(SPEC, str(tmp_path / "s.absorb")).queries[0])
+    with s.installed():
+        seen.append(context.current())
+    assert seen == [run, run] and context.current() is not run
+    assert Session(default_library()).run is None  # no run of its own: the one in force when it answers
+
+
+def test_a_session_snapshots_the_registries_it_answers_with() -> None:
+    from symabsorb.theory.skips import SKIP_KINDS
+
+    s = Session(default_library())
+    assert s.registries.procedures is s.library.procedures  # the registry the library was validated against
+    assert s.registries.hypotheses.keys() == s.library.hypotheses.keys()
+    assert "identity" in s.registries.names()["skip_kinds"]
+    SKIP_KINDS["test-after-the-session"] = SKIP_KINDS["identity"]
+    try:
+        assert "test-after-the-session" not in s.registries.skip_kinds  # registered later: not this session's
+        assert "test-after-the-session" in Session(default_library()).registries.skip_kinds
+        assert s.with_(budget=None).registries is s.registries  # a changed session keeps its snapshot
+    finally:
+        del SKIP_KINDS["test-after-the-session"]

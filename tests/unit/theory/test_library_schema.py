@@ -167,7 +167,7 @@ absorb file
 def test_copied_lemma_decides_inline_and_file_weights_like_the_original(tmp_path: Path) -> None:
     """The row of the issue: a verbatim copy of L-odd-linear under a new id (sorting first, so it decides)
     stayed undecided on inline and file weights although it says ``concrete = "index-set"``."""
-    from symabsorb.answer import AnswerContext, answer
+    from symabsorb.answer import Session
     from symabsorb.model import resolve_text
     from tests.helpers import require_module
 
@@ -180,7 +180,7 @@ def test_copied_lemma_decides_inline_and_file_weights_like_the_original(tmp_path
     seen = {}
     for lib in (default_library(), library_with([tmp_path / "lib"])):
         for q in spec.queries:
-            d = answer(q, lib, AnswerContext(str(tmp_path), 30)).derivation
+            d = Session(lib, 30, str(tmp_path)).answer(q).derivation
             assert d is not None and d.witness is not None, (q.text, d)
             seen.setdefault(q.text, []).append((d.decided_by, d.verdict.value, d.witness.index_set))
     for decisions in seen.values():

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from symabsorb.answer import AnswerContext, answer
+from symabsorb.answer import Session
 from symabsorb.model import resolve_text
 from symabsorb.theory.library import LibraryError, library_with, old_placeholders, placeholders
 from symabsorb.theory.prover import _fill
@@ -32,7 +32,7 @@ def test_a_tex_group_named_like_a_binding_is_printed_as_written(tmp_path: Path) 
     _user(tmp_path, STEP, STEP.replace("so", "and $\\tfrac{a}{c} \\ne 0$, so"))
     library = library_with([tmp_path])
     spec = resolve_text(SPEC, str(tmp_path / "s.absorb"))
-    d = answer(spec.queries[0], library, AnswerContext(str(tmp_path))).derivation
+    d = Session(library, base_dir=str(tmp_path)).answer(spec.queries[0]).derivation
     assert d is not None and d.decided_by == "U-odd-linear"
     step = next(s.text for s in d.steps if "odd part of" in s.text)
     assert "$\\tfrac{a}{c} \\ne 0$" in step  # not \tfrac{a}{\frac{1}{3}}

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from symabsorb.answer import AnswerContext, answer
+from symabsorb.answer import Session
 from symabsorb.model import resolve_text
 from symabsorb.theory.derivation import DerivationStep, Verdict
 from symabsorb.theory.library import LibraryError, library_with
@@ -68,7 +68,7 @@ def test_a_procedure_added_from_a_test_module_decides_a_user_lemma(tmp_path: Pat
     spec = resolve_text("block b { activation: relu  W_up: [[1, 0], [0, 1], [1, 1]]  "
                         "W_down: [[-1, 0, 1], [0, -1, 1]] }\nabsorb b\n", str(tmp_path / "s.absorb"))
     CALLS.clear()
-    d = answer(spec.queries[0], library, AnswerContext(str(tmp_path))).derivation
+    d = Session(library, base_dir=str(tmp_path)).answer(spec.queries[0]).derivation
     assert d is not None and d.decided_by == "U-test-proc"
     assert CALLS == ["U-test-proc"]
     assert d.verdict is Verdict.OPEN and "test procedure" in d.notes
@@ -144,7 +144,7 @@ def test_a_procedure_declared_index_set_gets_the_condition_constant(tmp_path: Pa
         PROCEDURES.register(NAME, _inline, index_set=flag)
         try:
             _user_lemma(tmp_path, NAME)
-            answer(spec.queries[0], load([tmp_path]), AnswerContext(str(tmp_path)))
+            Session(load([tmp_path]), base_dir=str(tmp_path)).answer(spec.queries[0])
         finally:
             PROCEDURES.unregister(NAME)
     assert calls == ["1/2", "None"]

@@ -1,0 +1,63 @@
+"""The registries a :class:`~symabsorb.answer.session.Session` answers with, as one snapshot.
+
+symabsorb is extended through registries on the thing they extend: hypothesis checkers
+(:func:`symabsorb.theory.hypotheses.declare`), concrete-weights procedures (:func:`symabsorb.theory.procedures.procedure`),
+skip kinds (:func:`symabsorb.theory.skips.skip_kind`), renderers (:func:`symabsorb.report.formats.renderer`) and
+scan layouts (:func:`symabsorb.explore.scan.register_layout`). A session holds a :class:`Registries`: what was
+registered when it was made (plug-ins included, :mod:`symabsorb.plugins`), so an answer can say what it used.
+
+The hypotheses and procedures are the library's own (the ones its results were validated against at load). The
+layers above this one (report, explore) add their tables through :func:`provide` when they are imported, so this
+layer never imports them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from ..theory.library import Library
+from ..theory.procedures import ProcedureRegistry
+
+__all__ = ["Registries", "provide"]
+
+#: name -> a function returning that registry's snapshot (filled by the layers above: ``renderers``, ``layouts``).
+_PROVIDERS: dict[str, Callable[[], Any]] = {}
+
+
+def provide(name: str, snapshot: Callable[[], Any]) -> None:
+    """Let a layer above the answer layer add its registry to every session's snapshot (``name``: what the
+    snapshot calls it, ``snapshot``: returns an immutable copy of the registry as it is now)."""
+    _PROVIDERS[name] = snapshot
+
+
+@dataclass(frozen=True)
+class Registries:
+    """What the session answers with besides the results: ``hypotheses`` (name -> declaration) and
+    ``procedures`` (the library's), ``skip_kinds`` (name -> kind), and ``extra`` (the layers' above: ``renderers``
+    (format names), ``layouts`` (scan layout names), ...), each a snapshot taken when the session was made."""
+
+    hypotheses: Mapping[str, Any] = field(default_factory=dict)
+    procedures: ProcedureRegistry | None = None
+    skip_kinds: Mapping[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, library: Library) -> Registries:
+        """The registries in force now, with ``library``'s hypotheses and procedures."""
+        from ..theory.skips import SKIP_KINDS
+
+        extra = {name: snapshot() for name, snapshot in sorted(_PROVIDERS.items())}
+        return cls(MappingProxyType(dict(library.hypotheses)), library.procedures,
+                   MappingProxyType(dict(SKIP_KINDS)), MappingProxyType(extra))
+
+    def names(self) -> dict[str, tuple[str, ...]]:
+        """Every registry's names, for a reader (``{"procedures": (...), "skip_kinds": (...), ...}``)."""
+        out: dict[str, tuple[str, ...]] = {"hypotheses": tuple(sorted(self.hypotheses)),
+                                           "procedures": self.procedures.names() if self.procedures else (),
+                                           "skip_kinds": tuple(self.skip_kinds)}
+        for name, value in self.extra.items():
+            out[name] = tuple(value)
+        return out

@@ -1,0 +1,80 @@
+"""Plug-in discovery: installed extensions register themselves through one entry-point group.
+
+An extension (a renderer, a skip kind, a concrete-weights procedure, a hypothesis checker) is an ordinary
+module that registers with the decorator of the registry it extends (``@renderer("md")``, ``@skip_kind``,
+``@procedure("name")``, ``declare(...)``). A pip-installed distribution makes it seen by every symabsorb
+process — the shell command, the API, Dask and in-process workers — by naming it in its metadata::
+
+    [project.entry-points."symabsorb.plugins"]
+    myext = "myext.symabsorb_plugin"            # a module: importing it registers
+    other = "other.plug:register"               # or a callable, called once with no argument
+
+:func:`load` imports every entry point of the group :data:`GROUP`, once per process, in name order. It is
+called before a library is loaded (a plug-in procedure or hypothesis must exist before a result naming it
+is validated) and when a :class:`~symabsorb.answer.session.Session` is made, so a worker that builds its
+session the way the command does sees the same extensions. A plug-in that fails to load is an error
+naming it (:class:`PluginError`), never skipped silently: a missing extension would change the answers.
+
+A base module (it imports nothing of symabsorb's layers), so every layer may call it.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from .errors import SymabsorbError
+
+__all__ = ["GROUP", "PluginError", "load", "loaded", "reset"]
+
+#: The entry-point group symabsorb reads.
+GROUP = "symabsorb.plugins"
+
+_LOADED: dict[str, str] = {}
+_DONE: list[bool] = []
+_LOCK = threading.RLock()
+
+
+class PluginError(SymabsorbError):
+    """An installed plug-in (an entry point of :data:`GROUP`) failed to load; exit code 2."""
+
+
+def load() -> dict[str, str]:
+    """Load every installed plug-in once per process; returns ``{entry point name: its value}`` of those
+    loaded so far (:func:`loaded`)."""
+    if _DONE:
+        return dict(_LOADED)
+    with _LOCK:
+        if _DONE:
+            return dict(_LOADED)
+        from importlib.metadata import entry_points
+
+        found = sorted(entry_points(group=GROUP), key=lambda ep: (ep.name, ep.value))
+        for ep in found:
+            if ep.name in _LOADED:
+                continue  # the same name from two distributions on the path: the first (by value) wins
+            try:
+                obj: Any = ep.load()
+                if callable(obj):
+                    obj()
+            except SymabsorbError:
+                raise
+            except Exception as exc:  # any failure of third-party code is reported, never swallowed
+                raise PluginError(f"the symabsorb plug-in `{ep.name}` ({ep.value}) failed to load: "
+                                  f"{type(exc).__name__}: {exc}") from exc
+            _LOADED[ep.name] = ep.value
+        _DONE.append(True)
+        return dict(_LOADED)
+
+
+def loaded() -> dict[str, str]:
+    """The plug-ins loaded in this process: entry point name -> its value (``module`` or ``module:attr``)."""
+    return dict(_LOADED)
+
+
+def reset() -> None:
+    """Forget that plug-ins were loaded, so :func:`load` reads the entry points again (for tests that
+    install a fake distribution; the registrations a plug-in made stay)."""
+    with _LOCK:
+        _DONE.clear()
+        _LOADED.clear()
