@@ -394,7 +394,7 @@ def decide(activation: str | AnyActivation, w_up: Any = None, w_down: Any = None
            absorber_bias: bool | None = None, norm: str = "none", eps: Any = None, gamma: Any = None,
            file: PathLike | None = None, prefix: str | None = None, up: str | None = None, down: str | None = None,
            gate: str | None = None, up_bias: str | None = None, down_bias: str | None = None,
-           gate_bias: str | None = None, transpose: bool = False, skip: str = "identity",
+           gate_bias: str | None = None, transpose: bool = False, skip: Any = "identity",
            budget: float | None = DEFAULT_BUDGET, theorems: Sequence[PathLike] = (),
            lib: Library | None = None) -> Result:
     """Decide a block with concrete weights: numpy arrays (``w_up`` m x d, ``w_down`` d x m, ``w_gate``
@@ -420,15 +420,13 @@ def decide(activation: str | AnyActivation, w_up: Any = None, w_down: Any = None
     from .dsl.syntax import WeightsDecl
     from .errors import ArgumentError, SpecError, bad_argument, check_type
     from .model.activation import GatedActivation
-    from .model.block import Block, Skip
+    from .model.block import Block
 
     library_ = _lib(lib, theorems)
     act = _activation(activation, False, "activation")
     gated = isinstance(act, GatedActivation)
     budget = _check_budget(budget)
-    if skip not in ("identity", "none"):
-        raise bad_argument('skip', skip, "expected 'identity' or 'none' (other skips: write a "
-                            "spec)")
+    skip_ = _skip_of(skip)
     for key, value in (("prefix", prefix), ("up", up), ("down", down), ("gate", gate), ("up_bias", up_bias),
                        ("down_bias", down_bias), ("gate_bias", gate_bias)):
         if value is not None:
@@ -436,8 +434,9 @@ def decide(activation: str | AnyActivation, w_up: Any = None, w_down: Any = None
     _check_flag("transpose", transpose)
     layer = _layer_options(gated, bias, absorber_bias, norm, eps, gamma, file is not None)
     label = activation if isinstance(activation, str) else act.name
-    block = Block("weights", act, sp.Symbol("d", integer=True, positive=True),
-                  sp.Symbol("m", integer=True, positive=True), Skip(skip), **layer)
+    dim = skip_.matrix.rows if skip_.kind == "matrix" and skip_.matrix is not None else \
+        sp.Symbol("d", integer=True, positive=True)
+    block = Block("weights", act, dim, sp.Symbol("m", integer=True, positive=True), skip_, **layer)
 
     def run(b: Block, base_dir: str | None) -> Result:
         from .model.block import SpecQuery
@@ -488,6 +487,9 @@ def decide(activation: str | AnyActivation, w_up: Any = None, w_down: Any = None
     exact = {k: _exact_matrix(_column(v) if k in vectors else v, k) for k, v in arrays.items()}
     shapes = {k: (_shape_of(k, v, k in vectors)) for k, v in arrays.items()}
     _check_shapes(shapes)
+    if skip_.kind == "matrix" and shapes["w_up"][1] != block.dim:
+        raise ArgumentError(f"skip is {block.dim} x {block.dim}; with w_up {shapes['w_up'][0]} x {shapes['w_up'][1]} "
+                            f"(width x dim) it must be {shapes['w_up'][1]} x {shapes['w_up'][1]}", param="skip")
     if all(e is not None for e in exact.values()):
         m, d = exact["w_up"].shape
         fields: dict[str, Any] = {key: exact[key] for key in ("w_gate", "b_up", "b_down", "b_gate") if key in exact}
@@ -517,6 +519,43 @@ def decide(activation: str | AnyActivation, w_up: Any = None, w_down: Any = None
 
 
 _NORM_ALIASES = {"pre": "pre-ln", "post": "post-ln"}
+
+
+def _skip_of(skip: Any) -> Any:
+    """``skip=`` as a spec's ``skip:``: ``"identity"``, ``"none"``, a number ``s`` (``scaled(s)``: M = s·I) or a
+    square matrix (M itself); numbers are read exactly (a float is the dyadic rational it is, as weights are)."""
+    from fractions import Fraction
+    from numbers import Integral
+
+    import sympy as sp
+
+    from .errors import bad_argument
+    from .model.block import Skip
+
+    if isinstance(skip, str):
+        if skip not in ("identity", "none"):
+            raise bad_argument("skip", skip, "expected 'identity', 'none', a number s (M = s·I) or a square matrix "
+                               "(Hyper-Connections: write a spec)")
+        return Skip(skip)
+    if isinstance(skip, bool):
+        raise bad_argument("skip", skip, "expected 'identity', 'none', a number or a square matrix")
+    if isinstance(skip, (Integral, Fraction, float, sp.Rational)):
+        if isinstance(skip, float) and not math.isfinite(skip):
+            raise bad_argument("skip", skip, "expected a finite number")
+        factor = sp.Rational(skip.numerator, skip.denominator) if isinstance(skip, Fraction) else sp.Rational(skip)
+        return Skip("scaled", factor=factor)
+    values = _as_array("skip", skip)
+    exact = _exact_matrix(values, "skip")
+    if exact is None:
+        floats = _float_array("skip", values)
+        import numpy as np
+
+        if not np.isfinite(floats).all():
+            raise bad_argument("skip", skip, "a non-finite entry: the skip is a matrix of finite numbers")
+        exact = _in_search_range(sp.ImmutableMatrix([[sp.Rational(float(x)) for x in row] for row in floats]), "skip")
+    if exact.rows != exact.cols:
+        raise bad_argument("skip", skip, f"a {exact.rows} x {exact.cols} matrix: a skip maps R^d to itself (square)")
+    return Skip("matrix", matrix=exact)
 
 
 def _layer_options(gated: bool, bias: object, absorber_bias: object, norm: object, eps: object, gamma: object,

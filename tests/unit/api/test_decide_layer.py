@@ -117,3 +117,18 @@ def test_gate_shape_error_names_w_gate() -> None:
     with pytest.raises(ArgumentError) as info:
         symabsorb.decide("swiglu", np.ones((3, 2)) / 2, np.ones((2, 3)) / 2, w_gate=np.ones((2, 2)) / 2)
     assert info.value.param == "w_gate" and "arrays.npz" not in str(info.value)
+
+
+@pytest.mark.parametrize(("skip", "field"), [(2, "skip: scaled(2)"), (Fraction(1, 2), "skip: scaled(1/2)"),
+                                             ([[1, 0], [0, 0]], "skip: [[1, 0], [0, 0]]"),
+                                             (np.array([[0.5, 0.0], [1.0, 0.0]]), "skip: [[1/2, 0], [1, 0]]")])
+def test_skips_as_the_spec(skip: object, field: str) -> None:
+    api = symabsorb.decide("relu", UP, DOWN, skip=skip)
+    _same(api, f"block b {{ activation: relu dim: 2 W_up: {UP} W_down: {DOWN} {field} }}\nabsorb b\n")
+
+
+@pytest.mark.parametrize("skip", ["hyper", [[1, 0, 0], [0, 1, 0], [0, 0, 1]], [[1, 0]], True, float("nan")])
+def test_bad_skips_name_skip(skip: object) -> None:
+    with pytest.raises(ArgumentError) as info:
+        symabsorb.decide("relu", UP, DOWN, skip=skip)
+    assert info.value.param == "skip"
