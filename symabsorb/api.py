@@ -411,8 +411,9 @@ def decide(activation: str | AnyActivation, w_up: Any = None, w_down: Any = None
     (the norm's scales, length d; for a ``file``, a tensor name). The answer is the one the equivalent
     spec gets.
 
-    ``skip``: ``"identity"`` (``x ↦ x + MLP(x)``) or ``"none"``. Float arrays are decided like a weights
-    file (float search, witness checked at 1,000 points); exact values are decided exactly.
+    ``skip``: ``"identity"`` (``x ↦ x + MLP(x)``), ``"none"``, a number ``s`` (``M = s·I``) or a square matrix
+    ``M`` (a spec's ``skip:``). Float arrays are decided like a weights file (float search, witness checked at
+    1,000 points); exact values are decided exactly.
     """
     import sympy as sp
 
