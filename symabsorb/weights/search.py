@@ -349,6 +349,32 @@ def _quick_planted(w_up: sp.MatrixBase, w_down: sp.MatrixBase,
     return s
 
 
+_INCONSISTENT = ("the linear system Σ c_j vec(a_j b_jᵀ) = vec(T) has no real solution (exact row reduction is "
+                 "inconsistent), so no 0/1 solution exists")
+
+
+def _normal_residual(backend: _Flint, a: list[list[Fraction]], b: list[list[Fraction]], rhs: list[Fraction], d: int,
+                     m: int, norm2: Fraction) -> Fraction:
+    """The exact least-squares residual ``‖t‖² − vᵀc*`` of ``Σ_j c_j vec(a_j b_jᵀ) = t`` (``t = vec(T)``), from
+    the normal equations ``G c = v`` alone: ``G = AᵀA`` is the Hadamard product of the two m x m Gram
+    matrices, ``G_jl = (a_j·a_l)(b_j·b_l)``, and ``v_j = a_jᵀ T b_j``, all in python-flint's exact
+    rationals (the same values :func:`_residual_lower` reaches through the d² x m system, at d = 64,
+    m = 256 in 0.13 s instead of ~1 s). Zero exactly when the system is consistent."""
+    f = backend.flint
+    wd = f.fmpq_mat([[f.fmpq(a[j][i].numerator, a[j][i].denominator) for j in range(m)] for i in range(d)])
+    wu = f.fmpq_mat([[f.fmpq(x.numerator, x.denominator) for x in row] for row in b])
+    t = f.fmpq_mat([[f.fmpq(x.numerator, x.denominator) for x in rhs[i * d:(i + 1) * d]] for i in range(d)])
+    wd_t = wd.transpose()
+    ga, gb = wd_t * wd, wu * wu.transpose()
+    p = (wd_t * t) * wu.transpose()  # its diagonal: v_j = a_jᵀ T b_j
+    normal, nrank = f.fmpq_mat([[ga[j, k] * gb[j, k] for k in range(m)] + [p[j, j]] for j in range(m)]).rref()
+    total = Fraction(0)
+    for i, piv in enumerate(_pivots(backend, normal, nrank, m + 1)):
+        if piv < m:
+            total += backend.entry(normal, i, m) * backend.entry(p, piv, piv)
+    return max(norm2 - total, Fraction(0))
+
+
 def exact_search(w_up: sp.MatrixBase, w_down: sp.MatrixBase, target: sp.MatrixBase) -> SearchResult:
     """Decide exactly whether some index set ``S`` has ``W_down[:,S] W_up[S,:] = target``."""
     d, m = w_down.shape
@@ -372,16 +398,22 @@ def exact_search(w_up: sp.MatrixBase, w_down: sp.MatrixBase, target: sp.MatrixBa
                             f"{{{', '.join(map(str, quick))}}}, and W_down[:,S] W_up[S,:] = T holds exactly in "
                             "rational arithmetic", Fraction(0), norm2, "float64 guess, exact rational check")
     backend = _backend()
+    bits = _denominator_bits(a) + _denominator_bits(b)
+    if isinstance(backend, _Flint) and m and bits <= EXACT_RESIDUAL_BITS:
+        # the least-squares residual from the m x m normal equations, formed without the d² x m system:
+        # positive exactly when the system is inconsistent (the usual answer for weights with no S)
+        residual = _normal_residual(backend, a, b, rhs, d, m, norm2)
+        if residual > 0:
+            return SearchResult(False, (), _INCONSISTENT, residual, norm2, backend.name)
     system, t_col, aug = backend.outer_system(a, b, rhs, d, m)
     red, rank = backend.rref(aug)
     pivots = _pivots(backend, red, rank, m + 1)
     # A consistent system has least-squares residual 0; an inconsistent one gets a certified lower bound
     residual = Fraction(0) if m not in pivots else _residual_lower(backend, system, t_col, [p for p in pivots if p < m],
-                                                                    norm2, m, _denominator_bits(a) + _denominator_bits(b))
+                                                                    norm2, m, bits)
     method = backend.name
     if m in pivots:
-        return SearchResult(False, (), "the linear system Σ c_j vec(a_j b_jᵀ) = vec(T) has no real solution "
-                            "(exact row reduction is inconsistent), so no 0/1 solution exists", residual, norm2, method)
+        return SearchResult(False, (), _INCONSISTENT, residual, norm2, method)
     red = [[backend.entry(red, i, j) for j in range(m + 1)] for i in range(rank)]
     free = [j for j in range(m) if j not in pivots]
     if len(free) > MAX_ENUMERATION:
