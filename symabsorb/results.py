@@ -182,7 +182,8 @@ class Result(_Renderable):
 
         target = _check_path("path", path)
         if self.witness is None:
-            raise ArgumentError(f"no witness: the verdict for `{self.query}` is {self.verdict}")
+            raise ArgumentError(f"no witness: the verdict for `{self.query}` is {self.verdict}",
+                                reason=f"the verdict is {self.verdict}: there is no witness to write")
         write_witness(target, self.witness)
         return target
 
@@ -230,7 +231,8 @@ class Result(_Renderable):
 
         f, act = self.answer.facts, self.answer.activation
         if f is None or act is None:
-            raise ArgumentError(f"`{self.query}` is a verdict, not facts: render it instead")
+            raise ArgumentError(f"`{self.query}` is a verdict, not facts: render it instead",
+                                reason="a verdict has no facts table: render it instead")
         return facts_table(f, act.name, _check_flag("steps", steps))
 
     def _repr_latex_(self) -> str:
@@ -384,7 +386,8 @@ class WidthWitness:
 
         target = _check_path("path", path)
         if self.witness is None:
-            raise ArgumentError(f"no witness of width {self.width} for `{self.name}`: {self.reason}")
+            raise ArgumentError(f"no witness of width {self.width} for `{self.name}`: {self.reason}",
+                                reason=f"no witness of width {self.width}: {self.reason}")
         write_witness(target, self.witness)
         return target
 
@@ -597,7 +600,8 @@ class Formatted(_Renderable):
         from .paths import write_output
 
         if self.path in ("<string>", "<stdin>", "-"):
-            raise ArgumentError(f"`{self.path}` is not a file: nothing to rewrite", param="source", value=self.path)
+            raise ArgumentError(f"`{self.path}` is not a file: nothing to rewrite", param="source", value=self.path,
+                                reason="not a file: nothing to rewrite")
         if self.changed:
             write_output(Path(self.path).resolve(), self.text, rewrites_input=True)
         return self.changed
