@@ -769,6 +769,7 @@ def scan(directory: Path, store: Any, executor: Any, activation: str | None = No
                 names = list(read_tensors(name, keys=[]))  # the names only: no tensor is inflated here
                 found, missing = find_layers(name, names, activation, budget, directory, config, problem, taken,
                                              allow_outside, unquotable)
+            data = b""  # listed and hashed: not held while the next file is read, nor while layers are decided
         except BudgetExhausted:
             raise  # the command's budget ends the command, never one file
         except SymabsorbError as err:
@@ -784,6 +785,7 @@ def scan(directory: Path, store: Any, executor: Any, activation: str | None = No
             skipped.append((str(name), f"tensor group `{_escaped(group)}` matches no MLP layout; hint: "
                             + group_hint(group, names)))
         tasks.extend(found)
+    data = b""  # a file whose listing failed after its read is not held either
     if not listed_any:
         skipped.append((str(directory), "no weight files (" + ", ".join(WEIGHT_SUFFIXES) + ") under it"))
     if theorems:  # a user's results decide too: their own cache entries, keyed by the files' bytes
