@@ -572,6 +572,7 @@ def _check_inline_query(d: dict[str, Any], block: Any, verdict: str) -> str | No
     from ..theory.skips import skip_matrix
     from ..weights.witness import flip_witness
 
+    centred = block.question.norm == "post-ln"  # LN compares outputs after the centring P (Lemma PN)
     if block.norm != "none":  # a post-norm block's question is its reduced block's (Lemma PN, post-RMSNorm)
         from ..theory.layers import reduced_block
 
@@ -581,10 +582,6 @@ def _check_inline_query(d: dict[str, Any], block: Any, verdict: str) -> str | No
         block = reduced
     w_up, w_down = sp.Matrix(block.w_up), sp.Matrix(block.w_down)
     m, d_in = w_up.shape
-    s = witness.get("index_set")
-    if not isinstance(s, list) or not all(isinstance(j, int) and not isinstance(j, bool) and 0 <= j < m for j in s) \
-            or len(set(s)) != len(s):
-        raise CertificateError("the witness's index set is not a set of units of the block")
     derivation = in_force().prove(block)
     result = _library_result(derivation.decided_by)
     conclusion = result.conclusion if result is not None else None
@@ -596,7 +593,11 @@ def _check_inline_query(d: dict[str, Any], block: Any, verdict: str) -> str | No
         from .verify_identity import check_identity_witness
 
         # (a gated or biased block, σ neither polynomial nor of Euler type: not re-checkable, and not claimed)
-        return check_identity_witness(block, witness)
+        return check_identity_witness(block, witness, centred)
+    s = witness.get("index_set")  # a flip: its index set, checked before anything uses it
+    if not isinstance(s, list) or not all(isinstance(j, int) and not isinstance(j, bool) and 0 <= j < m for j in s) \
+            or len(set(s)) != len(s):
+        raise CertificateError("the witness's index set is not a set of units of the block")
     skip = skip_matrix(block)
     if skip is None:
         raise CertificateError("the block has no skip to absorb")

@@ -35,6 +35,7 @@ from typing import Any
 
 import sympy as sp
 
+from ..budget import BudgetExhausted
 from ..dsl.errors import SymabsorbError
 from ..weights.certify import CertificateError
 
@@ -72,6 +73,8 @@ def _matrix(raw: Any, shape: tuple[int, int], what: str) -> list[list[sp.Expr]]:
                 raise CertificateError(f"an entry of the witness's {what} is not an exact number")
             try:
                 values.append(sp.Integer(x) if isinstance(x, int) else constant_from_text(x, f"an entry of {what}"))
+            except BudgetExhausted:
+                raise  # the command's budget ends the command (never a FAILED witness)
             except SymabsorbError as err:
                 raise CertificateError(f"an entry of the witness's {what} is not an exact number: "
                                        f"{str(err).splitlines()[0]}") from None
@@ -124,6 +127,29 @@ def _same(a: _Vec, b: _Vec) -> bool:
     return all(x == y or _zero(x - y, "a direction") for x, y in zip(a, b, strict=True))
 
 
+class _Lines:
+    """Lines found so far, by representative: rational ones in a dict (equal exactly when equal as tuples), the
+    others compared one by one by the exact zero test (m units cost m lookups, not m² sign decisions)."""
+
+    def __init__(self) -> None:
+        self.rational: dict[_Vec, Any] = {}
+        self.other: list[tuple[_Vec, Any]] = []
+
+    def get(self, r: _Vec) -> Any:
+        if all(x.is_Rational for x in r):
+            return self.rational.get(r)
+        return next((v for key, v in self.other if _same(key, r)), None)
+
+    def put(self, r: _Vec, value: Any) -> None:
+        if all(x.is_Rational for x in r):
+            self.rational[r] = value
+        else:
+            self.other.append((r, value))
+
+    def values(self) -> list[Any]:
+        return [*self.rational.values(), *(v for _, v in self.other)]
+
+
 def _compositions(total: int, parts: int) -> Iterator[tuple[int, ...]]:
     """The points of ``Z≥0^parts`` whose coordinates sum to ``total``."""
     for cut in combinations_with_replacement(range(parts), total):
@@ -135,20 +161,19 @@ def _compositions(total: int, parts: int) -> Iterator[tuple[int, ...]]:
 
 def _form_is_zero(terms: list[tuple[_Vec, _Vec]], j: int, d: int) -> bool:
     """``Σ β (r·x)^j ≡ 0`` (vectors β): each line's terms merged, the rest evaluated on the principal lattice."""
-    merged: list[tuple[_Vec, list[sp.Expr]]] = []
+    merged = _Lines()
     for r, beta in terms:
         n = _normalised(r)
         if n is None:
             continue  # (0·x)^j = 0 for j ≥ 1
         s, line = n
-        for seen_r, acc in merged:
-            if _same(seen_r, line):
-                for o, b in enumerate(beta):
-                    acc[o] += b * s**j
-                break
+        acc = merged.get(line)
+        if acc is None:
+            merged.put(line, (line, [b * s**j for b in beta]))
         else:
-            merged.append((line, [b * s**j for b in beta]))
-    left = [(r, acc) for r, acc in merged if not all(_zero(c, f"a degree-{j} coefficient") for c in acc)]
+            for o, b in enumerate(beta):
+                acc[1][o] += b * s**j
+    left = [(r, acc) for r, acc in merged.values() if not all(_zero(c, f"a degree-{j} coefficient") for c in acc)]
     if not left:
         return True
     points = list(_compositions(j, d)) if sp.binomial(d + j - 1, j) * len(left) * d <= MAX_EVALUATIONS else None
@@ -164,7 +189,7 @@ def _form_is_zero(terms: list[tuple[_Vec, _Vec]], j: int, d: int) -> bool:
     return True
 
 
-def check_identity_witness(block: Any, witness: dict[str, Any]) -> str | None:
+def check_identity_witness(block: Any, witness: dict[str, Any], centred: bool = False) -> str | None:
     """Re-check a non-flip witness of an ungated, bias-free inline block by ``B'(x) = Mx + B(x)`` itself.
 
     Returns what was checked; None when the identity is outside this check's reach (a gated or biased
@@ -173,9 +198,9 @@ def check_identity_witness(block: Any, witness: dict[str, Any]) -> str | None:
     from ..model.spectext import spec_expr
     from ..theory.skips import skip_matrix
 
-    if block.gated or any(v is not None for v in (block.b_up, block.b_down, block.b_gate)) \
-            or block.question.absorber_biases:
-        return None
+    if block.gated or block.question.block_biases or block.question.absorber_biases \
+            or any(v is not None for v in (block.b_up, block.b_down, block.b_gate)):
+        return None  # biases (inline or arbitrary, `bias: true`), a gate: outside this check (never a bias-free twin's)
     extra = [k for k in ("W_gate", "b_up", "b_down", "b_gate") if witness.get(k) is not None]
     if extra:
         raise CertificateError(f"the witness has {', '.join(extra)}, which the ungated bias-free block's question "
@@ -192,11 +217,15 @@ def check_identity_witness(block: Any, witness: dict[str, Any]) -> str | None:
         raise CertificateError("the witness is larger than verify re-checks exactly")
     new_up = _matrix(witness.get("W_up"), (m, d), "W_up")
     new_down = _matrix(witness.get("W_down"), (d_out, m), "W_down")
+    if centred:  # post-LN (Lemma PN): LN(B'(x)) = LN(Mx + B(x)) needs only P B' = P(Mx + B), P = I − 11ᵀ/d; the
+        # reduced block already has P M and P W_down, so the witness's output weights are compared after P
+        new_down = [[x - sum((row[i] for row in new_down), sp.S.Zero) / d_out for i, x in enumerate(row)]
+                    for row in new_down]
     units: list[tuple[_Vec, _Vec]] = []  # (row v, signed column β)
     for i in range(m):
         units.append((tuple(new_up[i]), tuple(new_down[o][i] for o in range(d_out))))
         units.append((tuple(w_up.row(i)), tuple(-w_down[o, i] for o in range(d_out))))
-    lines: list[_Line] = []
+    lines = _Lines()
     polynomial: dict[int, list[tuple[_Vec, _Vec]]] = {j: [] for j in poly}
     constant = [sp.S.Zero] * d_out
     for v, beta in units:
@@ -209,10 +238,10 @@ def check_identity_witness(block: Any, witness: dict[str, Any]) -> str | None:
         if n is None or not (powers or log):
             continue  # every kink and t^k log|t| vanishes at 0
         s, r = n
-        line = next((ln for ln in lines if _same(ln.r, r)), None)
+        line = lines.get(r)
         if line is None:
             line = _Line(r, d_out)
-            lines.append(line)
+            lines.put(r, line)
         negative = not sp.S(s).is_positive
         if negative and not sp.S(s).is_negative:
             from ..analysis.identity import exact_sign
@@ -235,7 +264,7 @@ def check_identity_witness(block: Any, witness: dict[str, Any]) -> str | None:
             for o, b in enumerate(beta):
                 line.log[o] += gamma * s**k * b
             polynomial.setdefault(k, []).append((r, tuple(gamma * s**k * sp.log(sp.Abs(s)) * b for b in beta)))
-    for line in lines:
+    for line in lines.values():
         for (e, side), coeffs in line.kinks.items():
             if not all(_zero(c, "a kink coefficient") for c in coeffs):
                 raise CertificateError(f"B'(x) − Mx − B(x) keeps a term in (r·x)_{side}^{e} on a line of units: "

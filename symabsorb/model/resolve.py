@@ -1389,8 +1389,8 @@ def constant_from_text(text: str, what: str = "a number") -> sp.Expr:
         value = _ExprBuilder(catalog_scope(), None, {}).build(node)
     except SpecError as err:
         raise err.with_source(text) from None
-    if value.free_symbols or not value.is_number or value.is_real is False:
-        raise SpecValueError(f"{what} is not a real constant", node.span, f"`{_short(node)}`",
+    if value.free_symbols or not value.is_number or value.is_real is not True:  # real only when proved real
+        raise SpecValueError(f"{what} is not a real constant (or is not proved real)", node.span, f"`{_short(node)}`",
                              "a real number written exactly (integers, p/q, sqrt(...), ^)", None).with_source(text)
     return _exact_constant(value)
 
