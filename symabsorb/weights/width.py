@@ -35,6 +35,9 @@ class WidthBounds:
     steps: tuple[DerivationStep, ...]
     witness: Witness | None = None  # residual-free weights of width ``upper`` (Theorem W on concrete weights)
     decided_by: str | None = None  # the result that gives both bounds (Theorem W), else None
+    #: where ``upper`` is proved: all weights for a construction, the base decision's scope ("these weights") when
+    #: the upper bound is "absorbable at width m" for concrete weights (affine referee, B4: it was said for all)
+    upper_scope: str = Scope.ALL
 
 
 def _text(v: int | sp.Expr) -> str:
@@ -81,8 +84,10 @@ def width_bounds(block: Block, proof: WidthProof, library: Library, base_dir: st
     thm = theorem_w(block, proof.exact, library, not_at_m, base_dir)
     if thm is not None and (thm.upper is not None or thm.lower is not None):
         return WidthBounds(thm.upper, thm.lower, False, thm.scope, tuple(steps) + thm.steps, thm.witness, thm.result)
+    upper_scope = Scope.ALL
     if base.verdict is Verdict.ABSORBABLE:
         upper = m
+        upper_scope = base.scope
         steps.append(DerivationStep(f"At width $m = {_text(m)}$ the block is absorbable ([{rid}]).", (rid,)))
     odd = proof.check("odd_linear") if not block.gated else None
     pairs, lines_id = library.provider("width-pairs"), library.provider("width-lines")
@@ -103,12 +108,16 @@ def width_bounds(block: Block, proof: WidthProof, library: Library, base_dir: st
                     f"of $M$ absorbs the block at width $m + 2\\operatorname{{rank}} M = {_text(candidate)}$ "
                     f"([{pairs}]; {how}).")
             steps.append(DerivationStep(text, (pairs,), odd.evidence))
+            if upper is None or (isinstance(upper, int) and isinstance(candidate, int) and candidate < upper):
+                upper_scope = Scope.ALL  # the construction alone gives the bound: it holds for all weights
             upper = candidate if upper is None else _min(upper, candidate)
         if bias_free_block and block.w_up is not None and exact_rank(block.w_up) == block.stream_dim:
             candidate = m + block.stream_dim
             steps.append(DerivationStep(f"$\\operatorname{{rank}} W_{{\\mathrm{{up}}}} = d$: one extra unit on each of "
                                         f"$d$ independent lines gives width $m + d = {_text(candidate)}$ "
                                         f"([{pairs}]).", (pairs,)))
+            if upper is None or (isinstance(upper, int) and isinstance(candidate, int) and candidate < upper):
+                upper_scope = Scope.ALL  # the construction alone gives the bound: it holds for all weights
             upper = candidate if upper is None else _min(upper, candidate)
     lines = [proof.checks[name] for name in ("ungated", "continuous", "nondegenerate")]
     nonpoly = proof.facts().symmetry.evidence.proved or proof.facts().polynomial.evidence.refuted
@@ -126,7 +135,7 @@ def width_bounds(block: Block, proof: WidthProof, library: Library, base_dir: st
         steps.append(DerivationStep(f"σ is continuous and not a polynomial: for nondegenerate weights every line of $B$ "
                                     f"needs a unit of $B'$ ([{lines_id}]){why}, so the width is at least "
                                     f"${_text(lower)}$.", (lines_id,) + ((rid,) if not_at_m else ())))
-    return WidthBounds(upper, lower, False, lower_scope, tuple(steps))
+    return WidthBounds(upper, lower, False, lower_scope, tuple(steps), upper_scope=upper_scope)
 
 
 def rank_width(block: Block, proof: WidthProof, library: Library) -> WidthBounds:
@@ -208,7 +217,7 @@ def width_derivation(block: Block, proof: WidthProof, query: str, library: Libra
             f"; at least ${_text(b.lower)}$ units are needed ({b.lower_scope})" if b.lower is not None else "")
     else:
         verdict = Verdict.ABSORBABLE
-        scope = b.lower_scope if b.decided_by else Scope.ALL
+        scope = b.lower_scope if b.decided_by else b.upper_scope
         exact = b.lower is not None and sp.simplify(sp.Integer(0) + b.upper - b.lower) == 0
         if exact:
             condition, condition_plain = f"w^* = {_text(b.upper)}", f"w* = {sp.sstr(b.upper)}"

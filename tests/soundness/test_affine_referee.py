@@ -217,11 +217,8 @@ def test_a_stack_of_non_flip_witnesses_is_not_called_a_flip(tmp_path: Path) -> N
     assert "S = {}" not in stdout
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: `width` on concrete weights whose only upper bound is 'absorbable at "
-                                       "width m for these weights' says 'w* <= 2 (all weights)' (weights/width.py: "
-                                       "scope ALL when no lower bound); the block nb below has the same shape and "
-                                       "needs width 3")
 def test_a_these_weights_width_bound_is_not_labelled_all_weights() -> None:
+    """Was 'w* <= 2 (all weights)': the block nb of the same shape needs width 3."""
     text = ("activation af(z) = z + 2\nblock ab { activation: af dim: 2 width: 2 W_up: [[1, 0], [0, 1]] "
             "W_down: [[2, 0], [0, 3]] }\nwidth ab\n")
     (r,) = symabsorb.prove(symabsorb.load(text)).results
