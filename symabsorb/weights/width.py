@@ -84,7 +84,7 @@ def width_bounds(block: Block, proof: WidthProof, library: Library, base_dir: st
     thm = theorem_w(block, proof.exact, library, not_at_m, base_dir)
     if thm is not None and (thm.upper is not None or thm.lower is not None):
         return WidthBounds(thm.upper, thm.lower, False, thm.scope, tuple(steps) + thm.steps, thm.witness, thm.result)
-    upper_scope = Scope.ALL
+    upper_scope: str = Scope.ALL
     if base.verdict is Verdict.ABSORBABLE:
         upper = m
         upper_scope = base.scope
