@@ -992,20 +992,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    from .runtime import Budget, Ledger, Limits, Run, SymabsorbError, enforced, parse_limit, running
+    from .runtime import SymabsorbError, command_run, parse_limits
 
     try:
-        limits = Limits()
-        for text in getattr(args, "limit", None) or ():
-            limits = parse_limit(text, limits)
+        limits = parse_limits(getattr(args, "limit", None) or ())
     except ValueError as err:
         parser.error(str(err))
-    budget = Budget(getattr(args, "budget", None) or Budget().seconds, limits, bool(getattr(args, "allow_outside", False)))
     try:
         # One run per command: its budget, its cache policy, and a ledger of the files it reads
         # (no output may replace one), of who is told about them (replay), of its timeouts.
-        run = Run(budget, cache=not getattr(args, "no_cache", False), ledger=Ledger(inputs={}))
-        with running(run), enforced(budget):
+        with command_run(getattr(args, "budget", None), limits, allow_outside=bool(getattr(args, "allow_outside", False)),
+                         cache=not getattr(args, "no_cache", False)):
             result: int = _run_or_replay(args)
         return result
     except SymabsorbError as err:
