@@ -477,7 +477,7 @@ def spec_listing(path: str, spec: ResolvedSpec) -> str:
             out.append(f"  {a.name}(z) = {plain_expr(a.expr)}{params}")
     out.append(f"blocks ({len(s.blocks)}):")
     for b in s.blocks:
-        weights = " inline weights" if b.has_inline_weights else (f' weights "{b.weights.file}"' if b.weights else "")
+        weights = ", inline weights" if b.has_inline_weights else (f', weights "{b.weights.file}"' if b.weights else "")
         out.append(f"  {b.name}: {b.activation.name}, dim {b.dim}, width {b.width}, {describe_skip(b.skip)}{weights}")
     out.append(f"stacks ({len(s.stacks)}):")
     for st in s.stacks:

@@ -95,3 +95,12 @@ def test_verbose_report_prints_every_derivation() -> None:
     full = render_report(report.data, "text", verbose=True)
     assert short in full and "derivation:" not in short and full.count("derivation:") == 2
     assert "σ = ReLU: proved (structural)" in full  # the facts under a step
+
+
+def test_check_separates_the_skip_from_the_weights() -> None:
+    """`symabsorb check` printed '... identity skip M = I inline weights' with no separator."""
+    from tests.helpers import ROOT, run_cli
+
+    code, out, _, _ = run_cli("check", str(ROOT / "examples" / "weights.absorb"))
+    assert code == 0
+    assert "identity skip M = I, inline weights" in out and "M = I inline" not in out
