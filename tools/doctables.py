@@ -23,16 +23,25 @@ def hypotheses() -> str:
 
 
 def procedures() -> str:
+    import symabsorb.answer  # noqa: F401  (attaches verify's re-checks)
     import symabsorb.weights.concrete  # noqa: F401  (attaches the built-in callables)
     from symabsorb.theory.procedures import PROCEDURES
 
-    rows = ["| `concrete` | what is decided | inline weights | weights files |", "|---|---|---|---|"]
+    rows = ["| `concrete` | what is decided | reads | inline weights | weights files | also |",
+            "|---|---|---|---|---|---|"]
     for name in PROCEDURES.names("concrete"):
         p = PROCEDURES.get(name)
-        inline = "deep stacks" if p is not None and p.stack else ("yes" if p is not None and p.inline is not None else "—")
-        file = "yes" if p is not None and p.file is not None else "—"
-        doc = PROCEDURES.doc(name).replace("|", "\\|")
-        rows.append(f"| `{name}` | {doc} | {inline} | {file} |")
+        assert p is not None
+        inline = "deep stacks" if p.stack else ("yes" if p.inline is not None else "—")
+        file = "yes" if p.file is not None else "—"
+        doc = p.doc.replace("|", "\\|")
+        reads = ", ".join(f"`@{{{r}}}`" for r in p.reads) or "—"
+        also = [what for what, holds in (
+            ("the index-set condition (its constant `c`, `--near`)", p.index_set),
+            ("any weights (degenerate weight files)", p.any_weights),
+            ("a `[width] procedure`", "width" in p.fields), ("the exact width", p.width is not None),
+            ("final (no later stack step)", p.final), ("its own `verify` re-check", p.verifier is not None)) if holds]
+        rows.append(f"| `{name}` | {doc} | {reads} | {inline} | {file} | {'; '.join(also) or '—'} |")
     return "\n".join(rows)
 
 
