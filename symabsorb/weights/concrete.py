@@ -398,6 +398,82 @@ def _affine_decision(block: Block, d: Derivation, chosen: Attempt, library: Libr
     return replace(d, verdict=Verdict.ABSORBABLE, scope=Scope.THESE, steps=(*d.steps, step), witness=witness)
 
 
+def _affine_width(block: Block, rid: str) -> tuple[int, int, list[DerivationStep], Witness] | None:
+    """The ``width`` query under L-affine / L-affine (biases) on inline exact weights: the exact ``w*`` with a
+    witness of that width. ``A = M + a W_down W_up`` of rank ``r``, ``k = R(0)``: with a biased residual-free
+    block ``w* = max(r, 1)``; with a bias-free one (``b ≠ 0``) ``w* = r`` when ``0 ≠ k ∈ col A``, else ``r + 1``
+    (the lemma at every width: its criterion is necessary and sufficient). None when it does not apply."""
+    from ..analysis.engine import linear_constant
+    from ..analysis.facts import Status
+    from ..theory.skips import skip_matrix
+
+    m_skip = skip_matrix(block)
+    if block.gated or m_skip is None or block.w_up is None or block.w_down is None:
+        return None
+    expr = block.activation.expr
+    c0 = expr.xreplace({Z: sp.S.Zero})
+    ev, a = linear_constant(expr - c0)
+    if ev.status is not Status.PROVED or not (isinstance(a, sp.Expr) and a.is_Rational and a != 0 and c0.is_Rational):
+        return None
+    w_up, w_down = sp.Matrix(block.w_up), sp.Matrix(block.w_down)
+    big_a = sp.Matrix(m_skip) + a * w_down * w_up
+    if not all(x.is_Rational for x in big_a):
+        return None
+    dim, width = big_a.rows, int(block.width)
+    r, _pivots, p_cols, f_rows = _rank_factor(big_a)
+    biased = block.question.absorber_biases
+    k_const = None
+    if not (block.bias and (block.b_up is None or block.b_down is None)):
+        b_up = sp.Matrix(block.b_up) if block.b_up is not None else sp.zeros(width, 1)
+        b_down = sp.Matrix(block.b_down) if block.b_down is not None else sp.zeros(dim, 1)
+        k_const = w_down * (a * b_up + c0 * sp.ones(width, 1)) + b_down
+    if biased:
+        if k_const is None:
+            return None  # symbolic biases: the output bias is no number
+        w_star = max(r, 1)
+        new_up = sp.Matrix.vstack(f_rows, sp.zeros(w_star - r, dim))
+        new_down = sp.Matrix.hstack(p_cols / a, sp.zeros(dim, w_star - r))
+        out_bias = k_const - c0 * new_down * sp.ones(w_star, 1)
+        why = (f"a residual-free block with biases is $x \\mapsto a\\,W'_{{\\mathrm{{down}}}}W'_{{\\mathrm{{up}}}}x$ plus a "
+               f"constant, its linear part of rank at most its width, so $w^* = \\max(\\operatorname{{rank}} A, 1) = "
+               f"{w_star}$")
+        ok = (a * new_down * new_up - big_a).is_zero_matrix
+        witness = Witness((), sp.ImmutableMatrix(new_up), sp.ImmutableMatrix(new_down), None,
+                          "exact: $a\\,W'_{\\mathrm{down}}W'_{\\mathrm{up}} = A$; output bias $R(0) - b\\,W'_{\\mathrm{down}}"
+                          "\\mathbf{1}$", b_up=sp.ImmutableMatrix(sp.zeros(w_star, 1)),
+                          b_down=sp.ImmutableMatrix(out_bias),
+                          description="residual-free weights from a rank factorization of the affine map (not a flip)")
+    else:
+        if k_const is None or c0 == 0 or not all(x.is_Rational for x in k_const):
+            return None
+        v = k_const / c0
+        y = _solve_exact(p_cols, v) if r > 0 else None
+        exact_fit = r > 0 and y is not None and not v.is_zero_matrix
+        w_star = r if exact_fit else r + 1
+        if exact_fit:
+            assert y is not None
+            j = next(i for i, x in enumerate(y) if x != 0)
+            t = sp.eye(r) + (y - sp.ones(r, 1)) * sp.Matrix([[1 if i == j else 0 for i in range(r)]])
+            new_down, new_up = p_cols * t, t.inv() * f_rows / a
+        else:
+            new_down = sp.Matrix.hstack(p_cols, v - p_cols * sp.ones(r, 1))
+            new_up = sp.Matrix.vstack(f_rows / a, sp.zeros(1, dim))
+        why = (f"a bias-free residual-free block of width $w$ is $B'(x) = a\\,UVx + b\\,U\\mathbf{{1}}$ with "
+               f"$\\operatorname{{col}} A \\subseteq \\operatorname{{col}} U$: $w \\ge \\operatorname{{rank}} A = {r}$, and "
+               f"$w = {r}$ needs $0 \\ne k \\in \\operatorname{{col}} A$, which "
+               + ("holds" if exact_fit else "fails") + f"; so $w^* = {w_star}$")
+        ok = (a * new_down * new_up - big_a).is_zero_matrix and (c0 * new_down * sp.ones(w_star, 1) - k_const).is_zero_matrix
+        witness = Witness((), sp.ImmutableMatrix(new_up), sp.ImmutableMatrix(new_down), None,
+                          "exact: $a\\,W'_{\\mathrm{down}}W'_{\\mathrm{up}} = A$ and $b\\,W'_{\\mathrm{down}}\\mathbf{1} = R(0)$",
+                          description="residual-free weights from a rank factorization of the affine map (not a flip)")
+    if not ok:
+        return None  # a witness failing its exact check decides nothing
+    step = DerivationStep(f"Exactly over $\\mathbb{{Q}}$ ($A = M + a\\,W_{{\\mathrm{{down}}}}W_{{\\mathrm{{up}}}}$, "
+                          f"$a = {sp.latex(a)}$, $b = {sp.latex(c0)}$, $k = R(0)$): by [{rid}] at every width, {why}; a "
+                          f"witness of width {w_star} is checked exactly.", (rid,), kind="conclusion")
+    return w_star, w_star, [step], witness
+
+
 def _solve_exact(p_cols: sp.Matrix, v: sp.Matrix) -> sp.Matrix | None:
     """The ``y`` with ``P y = v`` for ``P`` of full column rank (exact), or None when ``v ∉ col P``."""
     r = p_cols.cols
@@ -480,6 +556,6 @@ PROCEDURES.attach("rescale-signed", inline=_rpos_decision)
 PROCEDURES.attach("span", inline=_span_decision)
 PROCEDURES.attach("rescale-power", inline=_power_decision)
 PROCEDURES.attach("degenerate", inline=_degenerate_decision, width=_degenerate_width)
-PROCEDURES.attach("affine", inline=_affine_decision)
+PROCEDURES.attach("affine", inline=_affine_decision, width=_affine_width)
 PROCEDURES.attach("slopes-1d", inline=_slopes_1d)
 PROCEDURES.attach("fold", inline=_fold)

@@ -110,3 +110,24 @@ def test_affine_sigma_rank_above_width_is_not_absorbable() -> None:
 def test_linear_sigma_keeps_l_linear() -> None:
     r = _answer(_spec("2*z", *WIDE))
     assert (r.verdict, r.decided_by) == ("absorbable", "L-linear")
+
+
+@pytest.mark.parametrize(("act", "w_down", "extra", "a", "b", "w_star"), [
+    ("z + 2", "[[1, -1], [1, -1]]", "", 1, 2, 3),                       # rank A = 2, k = 0: r + 1
+    ("z + 2", "[[1, -1], [1, -1]]", "absorber_bias: true", 1, 2, 2),    # biased residual-free block: rank A
+    ("-z + 1/3", "[[2, 0], [0, 3]]", "", -1, Fraction(1, 3), 2),        # 0 != k in col A: rank A
+])
+def test_affine_width_is_exact(act: str, w_down: str, extra: str, a: int, b: Fraction, w_star: int) -> None:
+    text = _spec(act, "[[1, 0], [0, 1]]", w_down, extra).replace("absorb b", "width b")
+    (r,) = symabsorb.prove(symabsorb.load(text)).results
+    assert r.verdict == "minimal-width" and r.condition == f"w* = {w_star}", (r.verdict, r.condition)
+    w = symabsorb.absorb_width(text, "b", w_star).witness  # `absorb --width W*`
+    assert w is not None and sp.Matrix(w.w_up).rows == w_star
+    block = symabsorb.load(text).resolved.blocks[0]
+    for x in ([1, 2], [sp.Rational(-3, 7), 5]):
+        xv = sp.Matrix(x)
+        residual = xv + sp.Matrix(block.w_down) * (a * sp.Matrix(block.w_up) * xv + b * sp.ones(2, 1))
+        wb_up = sp.Matrix(w.b_up) if w.b_up is not None else sp.zeros(w_star, 1)
+        wb_down = sp.Matrix(w.b_down) if w.b_down is not None else sp.zeros(2, 1)
+        free = sp.Matrix(w.w_down) * (a * (sp.Matrix(w.w_up) * xv + wb_up) + b * sp.ones(w_star, 1)) + wb_down
+        assert (free - residual).is_zero_matrix
