@@ -825,6 +825,7 @@ class _FastMatrices:
         last: Token | None = None
         scanned = start
         numbers: dict[str, s.Number] = {}
+        file = owner.file
         for m in _LITERAL_PIECE.finditer(text, start, end):
             pos = m.start()
             newlines = text.count("\n", scanned, pos)
@@ -834,29 +835,8 @@ class _FastMatrices:
                 line_start = text.rfind("\n", 0, pos) + 1
             value = m.group()
             kind = _PUNCTUATION.get(value)
-            if kind is None:
-                kind = "DECIMAL" if _DECIMAL_TEXT.search(value) else "INT"
             col = pos - line_start + 1
-            tok = Token(kind, value, pos, line, col, line, col + len(value), m.end())
-            if kind == "MINUS":
-                sign = tok
-            elif kind == "SLASH":
-                slash = tok
-            elif kind in ("INT", "DECIMAL"):
-                number = numbers.get(value)
-                if number is None:  # the first of its text: checked and converted by `number`
-                    node = numbers[value] = owner.number([tok])
-                else:
-                    node = s.Number(number.value, value, Span(owner.file, line, col, line, col + len(value)))
-                if slash is not None:
-                    left = owner.product([left, slash, node])
-                    slash = None
-                else:
-                    left = owner.signed([sign, node]) if sign is not None else node
-                    sign = None
-            elif kind == "LSQB":
-                first = first or tok
-            else:  # "," or "]": the end of an entry, a row, or the matrix
+            if kind == "COMMA" or kind == "RSQB":  # the end of an entry, a row, or the matrix
                 if left is not None:
                     row.append(left)
                     left = None
@@ -864,7 +844,30 @@ class _FastMatrices:
                     if row:
                         rows.append(owner.row(row))
                         row = []
-                    last = tok
+                    last = Token(kind, value, pos, line, col, line, col + len(value), m.end())
+                continue
+            if kind is None:  # a number: a token only for the first of its text (checked and converted once)
+                number = numbers.get(value)
+                if number is None:
+                    tok = Token("DECIMAL" if _DECIMAL_TEXT.search(value) else "INT", value, pos, line, col, line,
+                                col + len(value), m.end())
+                    node = numbers[value] = owner.number([tok])
+                else:
+                    node = s.Number(number.value, value, Span(file, line, col, line, col + len(value)))
+                if slash is not None:
+                    left = owner.product([left, slash, node])
+                    slash = None
+                else:
+                    left = owner.signed([sign, node]) if sign is not None else node
+                    sign = None
+                continue
+            tok = Token(kind, value, pos, line, col, line, col + len(value), m.end())
+            if kind == "MINUS":
+                sign = tok
+            elif kind == "SLASH":
+                slash = tok
+            else:  # "["
+                first = first or tok
         return owner.matrix([first, *rows, last])
 
 
