@@ -622,15 +622,15 @@ def _decision_fields(decision: Any, theorems: tuple[str, ...] = ()) -> dict[str,
     """What a record keeps of one decided block: verdict, result, scope, condition, the float search's
     distances and the certificate (re-checked by ``symabsorb verify``); a result of the user's
     (``--theorems``) with the label and source ``prove`` shows, which the built-in library cannot give."""
-    from ..theory.library import default_library, library_with, shown_source
+    from ..theory.library import library_with, shown_source
     from ..weights.certify import certificate_to_dict
 
     d = decision.derivation
     out: dict[str, Any] = {"verdict": d.verdict.value, "decided_by": d.decided_by, "scope": d.scope,
                            "condition": d.condition_plain}
-    if theorems and d.decided_by and d.decided_by not in default_library().results:
-        result = library_with(theorems).results.get(d.decided_by)
-        if result is not None:
+    if theorems and d.decided_by:
+        result = library_with(theorems).results.get(d.decided_by)  # the library that decided (cached per dirs)
+        if result is not None and shown_source(result) == "user":
             out["decided_by_label"], out["decided_by_source"] = result.label, shown_source(result)
     search = decision.search
     if search is not None:

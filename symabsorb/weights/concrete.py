@@ -31,6 +31,7 @@ from ..theory.procedures import PROCEDURES, Procedure
 from ..theory.proof import Attempt, Proof
 from .decide import decide_block
 from .filedecide import FileBlock, FileDecision, FileState, file_prelude, index_set_file, inline_only
+from .witness import rescaled_units
 
 __all__ = ["MAX_ENUMERATED_WIDTH", "PROCEDURES", "Procedure", "refine_file", "refine_inline"]
 
@@ -223,13 +224,6 @@ def _rpos_decision(block: Block, d: Derivation, chosen: Attempt, library: Librar
               if result.found is False else f"undecided: {result.how}")
     step = DerivationStep(f"For these weights {reason}.", (rid,), kind="conclusion")
     return replace(d, verdict=Verdict.OPEN, scope=Scope.THESE, steps=(*d.steps, step), notes=(*d.notes, reason))
-
-
-def rescaled_units(negative: tuple[int, ...]) -> str:
-    """How a rescaling witness reads (it is not a flip): every unit rescaled, those with a negative scale named."""
-    shown = "{" + ", ".join(map(str, negative)) + "}"
-    return ("rescale every unit i: row μ_i w_i, column a_i/κ_i" +
-            (f"; μ_i < 0 for the units {shown} (numbered from 0)" if negative else ", every μ_i > 0"))
 
 
 def _rank_decision(block: Block, d: Derivation, chosen: Attempt, library: Library) -> Derivation:

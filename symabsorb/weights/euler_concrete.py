@@ -21,7 +21,7 @@ import sympy as sp
 
 from ..model.block import Block
 from ..theory.derivation import Derivation, DerivationStep, HypStatus, Scope, Verdict, Witness
-from .concrete import rescaled_units
+from .witness import rescaled_units
 
 __all__ = ["power_decision", "span_decision"]
 

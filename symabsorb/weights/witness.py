@@ -17,7 +17,7 @@ from ..model.block import Block
 from ..theory.derivation import Witness
 from ..theory.skips import skip_matrix
 
-__all__ = ["WitnessCheck", "block_output", "check_witness", "flip_witness", "max_relative_error"]
+__all__ = ["WitnessCheck", "block_output", "check_witness", "flip_witness", "max_relative_error", "rescaled_units"]
 
 
 def _negate(m: sp.MatrixBase, index: tuple[int, ...], rows: bool) -> sp.ImmutableMatrix:
@@ -50,6 +50,13 @@ def flip_witness(block: Block, index_set: tuple[int, ...]) -> tuple[sp.Immutable
 def _entry(v: Any) -> Any:
     r = sp.Rational(v)
     return mpmath.mpf(int(r.p)) / int(r.q)
+
+
+def rescaled_units(negative: tuple[int, ...]) -> str:
+    """How a rescaling witness reads (it is not a flip): every unit rescaled, those with a negative scale named."""
+    shown = "{" + ", ".join(map(str, negative)) + "}"
+    return ("rescale every unit i: row μ_i w_i, column a_i/κ_i" +
+            (f"; μ_i < 0 for the units {shown} (numbered from 0)" if negative else ", every μ_i > 0"))
 
 
 def block_output(block: Block, w_up: sp.MatrixBase, w_down: sp.MatrixBase, w_gate: sp.MatrixBase | None,
