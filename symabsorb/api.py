@@ -60,6 +60,27 @@ PathLike = str | os.PathLike[str]
 # ---- argument checks at the boundary: wrong types are ArgumentError, never a stray TypeError --------
 
 
+#: ``budget=``'s default: not given (the deprecated name of ``fact_budget=``).
+_UNSET: Any = object()
+
+
+def _fact_budget(fact_budget: object, budget: object = _UNSET) -> float | None:
+    """``fact_budget`` checked (:func:`_check_budget`); ``budget=`` is its deprecated old name, still read
+    (a :class:`DeprecationWarning`): the command line's ``--budget`` is per command, so the API's per-fact
+    seconds have a name of their own. Both given, with ``fact_budget`` not its default: an ArgumentError."""
+    if budget is _UNSET:
+        return _check_budget(fact_budget, "fact_budget")
+    import warnings
+
+    from .errors import bad_argument
+
+    warnings.warn("budget= is deprecated: it is CPU seconds per fact, now fact_budget= (the command line's "
+                  "--budget is the whole command's)", DeprecationWarning, stacklevel=3)
+    if fact_budget != DEFAULT_BUDGET:
+        raise bad_argument("budget", budget, "give fact_budget= only (budget= is its deprecated name)")
+    return _check_budget(budget, "budget")
+
+
 def _check_budget(budget: object, name: str = "budget") -> float | None:
     """``None`` (no limit of its own) or CPU seconds: a finite real number > 0."""
     import math
@@ -236,26 +257,26 @@ def _activation(expr: Any, gated: bool, name: str = "expr") -> AnyActivation:
     return expr
 
 
-def classify(expr: str | AnyActivation | sp.Expr, gated: bool = False, *, budget: float | None = DEFAULT_BUDGET,
-             theorems: Sequence[PathLike] = (), lib: Library | None = None) -> Result:
+def classify(expr: str | AnyActivation | sp.Expr, gated: bool = False, *, fact_budget: float | None = DEFAULT_BUDGET,
+             theorems: Sequence[PathLike] = (), lib: Library | None = None, budget: Any = _UNSET) -> Result:
     """Decide a block with identity skip and generic weights for one activation.
 
     ``expr``: an expression in ``z`` (``"z*tanh(softplus(z))"``), a built-in name (``"gelu"``,
     ``"swiglu"``) or a parametrised one (``"leaky(alpha = 1/5)"``). ``gated``: ``expr`` is the gate
-    ``g`` of ``g(W_gate x) ⊙ (W_up x)``. ``budget``: seconds per fact.
+    ``g`` of ``g(W_gate x) ⊙ (W_up x)``. ``fact_budget``: CPU seconds per fact (``budget=``: its deprecated name).
     """
     from .answer import QueryAnswer, Session
 
     library_ = _lib(lib, theorems)
     act = _activation(expr, gated)
-    d = Session(library_, _check_budget(budget)).classify(act)
+    d = Session(library_, _fact_budget(fact_budget, budget)).classify(act)
     text = expr if isinstance(expr, str) else act.name
     return Result(QueryAnswer(f"classify {text}" + (" (gated)" if gated else ""), "classify", derivation=d,
                               activation=act), library_)
 
 
 def facts(expr: str | AnyActivation, gated: bool = False, *, order: int = 8,
-          budget: float | None = DEFAULT_BUDGET) -> Result:
+          fact_budget: float | None = DEFAULT_BUDGET, budget: Any = _UNSET) -> Result:
     """Every fact about one activation (parity, value and derivatives at 0, Taylor series to
     ``order``, homogeneity, growth, polynomiality, gate symmetry), each with its evidence."""
     from .analysis.engine import analyze
@@ -268,7 +289,7 @@ def facts(expr: str | AnyActivation, gated: bool = False, *, order: int = 8,
     check_type("order", order, int, f"a Taylor order (an int from 1 to {MAX_SERIES_ORDER})")
     if not 1 <= order <= MAX_SERIES_ORDER:
         raise bad_argument('order', order, f"expected a Taylor order from 1 to {MAX_SERIES_ORDER}")
-    f = analyze(act, order=order, budget=_check_budget(budget))
+    f = analyze(act, order=order, budget=_fact_budget(fact_budget, budget))
     text = expr if isinstance(expr, str) else act.name
     return Result(QueryAnswer(f"facts {text}", "facts", facts=f, activation=act, order=order), library())
 
@@ -310,9 +331,9 @@ def _with_near(answer_: QueryAnswer, target: object, session: Session, near: flo
     return replace(answer_, derivation=session.near(target, answer_.derivation, near))
 
 
-def prove(spec: Spec | PathLike, *, budget: float | None = DEFAULT_BUDGET, theorems: Sequence[PathLike] = (),
+def prove(spec: Spec | PathLike, *, fact_budget: float | None = DEFAULT_BUDGET, theorems: Sequence[PathLike] = (),
           lib: Library | None = None, progress: Callable[[int, int, str], None] | None = None,
-          keyword: str | None = None, near: float | None = None) -> Report:
+          keyword: str | None = None, near: float | None = None, budget: Any = _UNSET) -> Report:
     """Answer every query of ``spec`` (a :class:`Spec`, a path, or spec text); with ``keyword``
     only those it selects (pytest's ``-k``, see :func:`select`). With ``near = EPS``, a block
     decided by the index-set condition also says whether it is within ``EPS`` of it (relative Frobenius
@@ -324,7 +345,7 @@ def prove(spec: Spec | PathLike, *, budget: float | None = DEFAULT_BUDGET, theor
     s = _spec(spec) if keyword is None else select(spec, keyword)
     _check_progress(progress)
     eps = _check_near(near)
-    session = Session(_lib(lib, theorems), _check_budget(budget))
+    session = Session(_lib(lib, theorems), _fact_budget(fact_budget, budget))
     data = session.report(s.resolved, s.text, progress)
     if eps is not None:
         at = session.with_(base_dir=os.path.dirname(s.resolved.path) or ".")
@@ -347,8 +368,9 @@ def _target(s: Spec, name: str) -> Block | Stack:
     return targets[name]
 
 
-def absorb(spec: Spec | PathLike, name: str, *, budget: float | None = DEFAULT_BUDGET,
-           theorems: Sequence[PathLike] = (), lib: Library | None = None, near: float | None = None) -> Result:
+def absorb(spec: Spec | PathLike, name: str, *, fact_budget: float | None = DEFAULT_BUDGET,
+           theorems: Sequence[PathLike] = (), lib: Library | None = None, near: float | None = None,
+           budget: Any = _UNSET) -> Result:
     """Decide one block or stack of ``spec``, with its weights when it has any; ``result.witness``
     holds the residual-free weights when they exist (``result.write_witness(path)`` saves them).
     ``near = EPS``: as for :func:`prove`."""
@@ -358,13 +380,13 @@ def absorb(spec: Spec | PathLike, name: str, *, budget: float | None = DEFAULT_B
     eps = _check_near(near)
     s = _spec(spec)
     target = _target(s, name)
-    session = Session(_lib(lib, theorems), _check_budget(budget), _spec_dir(s))
+    session = Session(_lib(lib, theorems), _fact_budget(fact_budget, budget), _spec_dir(s))
     a = session.answer(SpecQuery("absorb", target, None, f"absorb {name}"))
     return Result(_with_near(a, target, session, eps), session.library)
 
 
-def absorb_width(spec: Spec | PathLike, name: str, width: int, *, budget: float | None = DEFAULT_BUDGET,
-                 theorems: Sequence[PathLike] = (), lib: Library | None = None) -> WidthWitness:
+def absorb_width(spec: Spec | PathLike, name: str, width: int, *, fact_budget: float | None = DEFAULT_BUDGET,
+                 theorems: Sequence[PathLike] = (), lib: Library | None = None, budget: Any = _UNSET) -> WidthWitness:
     """Residual-free weights of width ``width`` equal to block ``name`` of ``spec``, from the ``width``
     query's upper bound (its witness padded with units that contribute 0), or none with the reason."""
     from .answer import Session
@@ -379,7 +401,7 @@ def absorb_width(spec: Spec | PathLike, name: str, width: int, *, budget: float 
     check_type("width", width, int, "a positive width (int)")
     if isinstance(width, bool) or width < 1:
         raise bad_argument('width', width, "expected a positive width")
-    session = Session(_lib(lib, theorems), _check_budget(budget), _spec_dir(s))
+    session = Session(_lib(lib, theorems), _fact_budget(fact_budget, budget), _spec_dir(s))
     witness, why = session.width_witness(target, width)
     return WidthWitness(name, width, witness, why)
 
@@ -395,8 +417,8 @@ def decide(activation: str | AnyActivation, w_up: Any = None, w_down: Any = None
            file: PathLike | None = None, prefix: str | None = None, up: str | None = None, down: str | None = None,
            gate: str | None = None, up_bias: str | None = None, down_bias: str | None = None,
            gate_bias: str | None = None, transpose: bool = False, skip: Any = "identity",
-           budget: float | None = DEFAULT_BUDGET, theorems: Sequence[PathLike] = (),
-           lib: Library | None = None) -> Result:
+           fact_budget: float | None = DEFAULT_BUDGET, theorems: Sequence[PathLike] = (),
+           lib: Library | None = None, budget: Any = _UNSET) -> Result:
     """Decide a block with concrete weights: numpy arrays (``w_up`` m x d, ``w_down`` d x m, ``w_gate``
     for a gated unit), exact values (nested lists of ints or ``Fraction``), or a weights ``file``
     (``.safetensors``, ``.npz``, PyTorch state dict) with the same keys as a spec's ``weights:``
@@ -426,7 +448,7 @@ def decide(activation: str | AnyActivation, w_up: Any = None, w_down: Any = None
     library_ = _lib(lib, theorems)
     act = _activation(activation, False, "activation")
     gated = isinstance(act, GatedActivation)
-    budget = _check_budget(budget)
+    seconds = _fact_budget(fact_budget, budget)
     skip_ = _skip_of(skip)
     for key, value in (("prefix", prefix), ("up", up), ("down", down), ("gate", gate), ("up_bias", up_bias),
                        ("down_bias", down_bias), ("gate_bias", gate_bias)):
@@ -442,7 +464,7 @@ def decide(activation: str | AnyActivation, w_up: Any = None, w_down: Any = None
     def run(b: Block, base_dir: str | None) -> Result:
         from .model.block import SpecQuery
 
-        a = Session(library_, budget, base_dir).answer(SpecQuery("absorb", b, None, f"decide {label}"))
+        a = Session(library_, seconds, base_dir).answer(SpecQuery("absorb", b, None, f"decide {label}"))
         return Result(a, library_)
 
     if file is not None:
@@ -869,14 +891,15 @@ def fmt(source: PathLike, *, check: bool = False, name: str | None = None) -> Fo
     return Formatted(label, text, format_module(parse_text(text, label)), check)
 
 
-def graph(spec: Spec | PathLike | None = None, *, budget: float | None = DEFAULT_BUDGET,
-          theorems: Sequence[PathLike] = (), lib: Library | None = None) -> Graph:
+def graph(spec: Spec | PathLike | None = None, *, fact_budget: float | None = DEFAULT_BUDGET,
+          theorems: Sequence[PathLike] = (), lib: Library | None = None, budget: Any = _UNSET) -> Graph:
     """The lemma graph of the library (the built-in one plus ``theorems``): a :class:`Graph` whose
     ``render(fmt)`` is dot, mermaid, json, html (one interactive page) or blueprint (a leanblueprint
     chapter). With ``spec``, each result is coloured by what proving its queries did with it
-    (applied, hypothesis failed, undecided, cited, not tried); ``budget`` as for :func:`prove`."""
+    (applied, hypothesis failed, undecided, cited, not tried); ``fact_budget`` as for :func:`prove`."""
     library_ = _lib(lib, theorems)
-    states = prove(spec, budget=budget, lib=library_).data.node_states() if spec is not None else None
+    seconds = _fact_budget(fact_budget, budget)
+    states = prove(spec, fact_budget=seconds, lib=library_).data.node_states() if spec is not None else None
     return Graph(library_, states)
 
 
@@ -957,16 +980,16 @@ def missing_packages(fmt: str) -> list[str]:
 # ---- the other commands: catalog, verify, explore, scan (the command line calls these) -----------------
 
 
-def catalog(*, budget: float | None = DEFAULT_BUDGET, theorems: Sequence[PathLike] = (),
-            lib: Library | None = None) -> Catalog:
-    """Classify every built-in activation (``symabsorb catalog``). ``budget``: seconds per fact."""
+def catalog(*, fact_budget: float | None = DEFAULT_BUDGET, theorems: Sequence[PathLike] = (),
+            lib: Library | None = None, budget: Any = _UNSET) -> Catalog:
+    """Classify every built-in activation (``symabsorb catalog``). ``fact_budget``: CPU seconds per fact."""
     from .answer import Session
     from .model.catalog import CATALOG
     from .model.resolve import activation_from_text
     from .theory.proof import SIZES_NOTE as _SIZES_NOTE
 
     library_ = _lib(lib, theorems)
-    session = Session(library_, _check_budget(budget))
+    session = Session(library_, _fact_budget(fact_budget, budget))
     rows = []
     for name, entry in CATALOG.items():
         d = session.classify(activation_from_text(name, gated=False))

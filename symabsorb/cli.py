@@ -5,7 +5,7 @@ below the API (error types, the run's budget and limits, atomic writes, replay);
 exit codes, the same for every command (:data:`EXIT_CODES`).
 
 Budget words: ``--budget`` is the CPU seconds of the whole command (the run's :class:`Budget`); each
-fact gets its share (a twentieth, at least 5 s). The API's ``budget=`` is CPU seconds per fact: the
+fact gets its share (a twentieth, at least 5 s). The API's ``fact_budget=`` is CPU seconds per fact: the
 command line passes ``None`` (no per-fact limit of its own), so the command's share governs."""
 
 from __future__ import annotations
@@ -237,7 +237,7 @@ def cmd_fmt(args: argparse.Namespace) -> int:
 def cmd_facts(args: argparse.Namespace) -> int:
     from . import api
 
-    result = api.facts(args.expr, args.gated, order=args.order, budget=None)  # --budget is the run's
+    result = api.facts(args.expr, args.gated, order=args.order, fact_budget=None)  # --budget is the run's
     if args.json:
         print(result.to_json())
         return 0
@@ -258,7 +258,7 @@ def _width() -> int:
 def cmd_classify(args: argparse.Namespace) -> int:
     from . import api
 
-    result = api.classify(args.expr, args.gated, budget=None, lib=_library(args))  # --budget is the run's
+    result = api.classify(args.expr, args.gated, fact_budget=None, lib=_library(args))  # --budget is the run's
     if args.json:
         print(result.to_json())
     else:
@@ -290,7 +290,7 @@ def _warn_missing(fmt: str) -> None:
 def cmd_catalog(args: argparse.Namespace) -> int:
     from . import api
 
-    catalog = api.catalog(budget=None, lib=_library(args))  # --budget is the run's
+    catalog = api.catalog(fact_budget=None, lib=_library(args))  # --budget is the run's
     sys.stdout.write(catalog.render("json" if args.json else "text"))
     return 0
 
@@ -298,7 +298,7 @@ def cmd_catalog(args: argparse.Namespace) -> int:
 def cmd_graph(args: argparse.Namespace) -> int:
     from . import api
 
-    graph = api.graph(_read_spec(args.spec) if args.spec else None, budget=None,  # --budget is the run's
+    graph = api.graph(_read_spec(args.spec) if args.spec else None, fact_budget=None,  # --budget is the run's
                       lib=_library(args))
     # -o FILE.html: the interactive page; else DOT
     page = args.output and api.format_for_path(args.output, "graph") == "html"
@@ -391,7 +391,7 @@ def _prove_one(args: argparse.Namespace, path: str, fmt: str, library: Any, targ
     queries = len(selected.queries)
     progress = _progress_bar(queries) if fmt == "terminal" or target else None
     # --budget is the run's (installed by main); the API's per-fact budget is left to the run's share
-    report = api.prove(selected, budget=None, lib=library, progress=progress, near=args.near)
+    report = api.prove(selected, fact_budget=None, lib=library, progress=progress, near=args.near)
     rendered = _render(report, fmt, args.fragment, args.verbose)
     if target is not None:
         _write_atomic(target, rendered, protect=_inputs(path, spec) if path != "-" else [])
@@ -474,7 +474,7 @@ def _run_options(budget_help: str | None = None) -> argparse.ArgumentParser:
     group = parser.add_argument_group("run options")
     group.add_argument("--budget", type=_budget_seconds, default=DEFAULT_COMMAND_SECONDS, metavar="SECONDS",
                        help=budget_help or "CPU seconds for the whole command (parse, facts, proofs, searches, "
-                       "rendering; the Python API's budget= is seconds per fact instead); a fact gets a twentieth of "
+                       "rendering; the Python API's fact_budget= is seconds per fact instead); a fact gets a twentieth of "
                        "it, at least 5 s; a fact out of time is 'unknown "
                        f"(timeout)'. Must be > 0; there is no unlimited (default: {DEFAULT_COMMAND_SECONDS:g})")
     defaults = Limits()
@@ -818,7 +818,7 @@ def cmd_absorb(args: argparse.Namespace) -> int:
     if args.width is not None:
         return _absorb_at_width(args, spec)
     # --budget is the run's (installed by main); the API's per-fact budget is left to the run's share
-    result = api.absorb(spec, args.block, budget=None, lib=_library(args), near=args.near)
+    result = api.absorb(spec, args.block, fact_budget=None, lib=_library(args), near=args.near)
     sys.stdout.write(result.render(_terminal_format(), color=sys.stdout.isatty(), width=_width()))
     if result.verdict == "absorbable" and result.witness is None:
         # absorbable by a result that builds no weights (no skip at all, σ linear, ...): the answer is the one
@@ -876,7 +876,7 @@ def _absorb_at_width(args: argparse.Namespace, spec: Any) -> int:
 
     if args.width < 1:
         raise UsageError(f"--width {args.width}: expected a positive width")
-    found = api.absorb_width(spec, args.block, args.width, budget=None, lib=_library(args))  # --budget: the run's
+    found = api.absorb_width(spec, args.block, args.width, fact_budget=None, lib=_library(args))  # --budget: the run's
     if found.witness is None:
         print(f"no witness of width {args.width} for `{args.block}`: {found.reason}")
         return EXIT_NEGATIVE

@@ -11,7 +11,7 @@ offer: one command's run is built and installed by :func:`command_run` (from ``-
 timer) stay in :mod:`symabsorb.budget` and :mod:`symabsorb.context`.
 
 Budget words: ``Budget.seconds`` (``--budget``) is the CPU seconds of the whole command; each fact
-gets ``Budget.per_fact()`` of it (a twentieth, at least 5 s). The API's ``budget=`` argument is
+gets ``Budget.per_fact()`` of it (a twentieth, at least 5 s). The API's ``fact_budget=`` argument is
 CPU seconds per fact, under the command's budget; ``None`` means no per-fact limit of its own (the
 command's share then governs), which is what the command line passes.
 """

@@ -1,6 +1,6 @@
 """The command line as a client of the API (issue 27 item 5, issue 28's width hint): check, fmt and graph
 have API functions; API argument errors reach the command line naming the flag (``ArgumentError.param``);
-``--budget`` is the command's and the API's ``budget`` a fact's; ``--help`` imports no SymPy."""
+``--budget`` is the command's and the API's ``fact_budget`` a fact's; ``--help`` imports no SymPy."""
 
 from __future__ import annotations
 
@@ -93,8 +93,8 @@ def test_argument_errors_carry_param_and_value() -> None:
         symabsorb.select("block b { activation: relu dim: 2 width: 3 }\nabsorb b\n", "relu and")
     assert (caught.value.param, caught.value.value) == ("keyword", "relu and")
     with pytest.raises(symabsorb.ArgumentError) as caught:
-        symabsorb.classify("relu", budget=-1)
-    assert (caught.value.param, caught.value.value) == ("budget", -1)
+        symabsorb.classify("relu", fact_budget=-1)
+    assert (caught.value.param, caught.value.value) == ("fact_budget", -1)
     with pytest.raises(symabsorb.ArgumentError) as caught:
         symabsorb.library(["/nonexistent/dir"])
     assert caught.value.param == "theorems[0]"
@@ -150,14 +150,15 @@ def test_the_command_budget_is_the_runs_and_the_api_gets_no_per_fact_budget(monk
     real = api.prove
 
     def prove(spec: Any, **options: Any) -> Any:
-        seen.update(api_budget=options.get("budget"), command=current().seconds, per_fact=current().per_fact())
+        seen.update(api_budget=options["fact_budget"], old_name="budget" in options, command=current().seconds,
+                    per_fact=current().per_fact())
         return real(spec, **options)
 
     monkeypatch.setattr(api, "prove", prove)
     code, _, err, _ = run_cli("prove", str(EXAMPLES / "weights.absorb"), "-k", "planted", "--budget", "200",
                               "--no-cache")
     assert code == 0, err
-    assert seen == {"api_budget": None, "command": 200.0, "per_fact": 10.0}
+    assert seen == {"api_budget": None, "old_name": False, "command": 200.0, "per_fact": 10.0}
 
 
 def test_the_budget_help_says_what_each_budget_is() -> None:
@@ -165,7 +166,7 @@ def test_the_budget_help_says_what_each_budget_is() -> None:
     text = " ".join(out.split())
     assert code == 0 and "CPU seconds for the whole command" in text and "budget= is seconds per fact" in text
     page = " ".join((ROOT / "docs" / "api.md").read_text(encoding="utf-8").split())
-    assert "`budget=` is CPU seconds **per fact**" in page and "`--budget` is CPU seconds for the **whole command**" in page
+    assert "`fact_budget=` is CPU seconds **per fact**" in page and "`--budget` is CPU seconds for the **whole command**" in page
 
 
 # ---- issue 28: absorb points at the minimal-width question ----------------------------------------------------
