@@ -243,7 +243,7 @@ def _activation(expr: Any, gated: bool, name: str = "expr") -> AnyActivation:
         except SpecError as err:
             summary = str(err).splitlines()[0].split("error: ", 1)[-1]
             raise ArgumentError(f"{name}={expr!r} (type={type(expr).__name__}), read as `{text}`: {summary}",
-                                param=name, value=expr) from None
+                                param=name, value=expr, reason=f"read as `{text}`: {summary}") from None
     check_type(name, expr, (str, Activation, GatedActivation),
                "an expression in z (str, e.g. 'z*tanh(z)', or a SymPy expression in one symbol), a built-in name "
                "('gelu') or an activation")
@@ -316,7 +316,9 @@ def _check_near(near: object) -> float | None:
         return None
     if isinstance(near, bool) or not isinstance(near, (int, float)) or not near >= 0 or near == float("inf"):
         raise ArgumentError(f"near={near!r}: expected a finite number >= 0 (the relative distance EPS to the "
-                            "index-set condition), or None", param="near", value=near)
+                            "index-set condition), or None", param="near", value=near,
+                            reason="expected a finite number >= 0 (the relative distance EPS to the index-set "
+                            "condition), or None")
     return float(near)
 
 
@@ -469,7 +471,8 @@ def decide(activation: str | AnyActivation, w_up: Any = None, w_down: Any = None
 
     if file is not None:
         if w_up is not None or w_down is not None or w_gate is not None:
-            raise ArgumentError("give either arrays (w_up, w_down) or a file, not both", param="file", value=file)
+            raise ArgumentError("give either arrays (w_up, w_down) or a file, not both", param="file", value=file,
+                                reason="give either arrays (w_up, w_down) or a file, not both")
         for key, value in (("b_up", b_up), ("b_down", b_down), ("b_gate", b_gate)):
             if value is not None:
                 raise bad_argument(key, value, f"with a file, name its tensor instead: {key.replace('b_', '')}_bias="
@@ -486,7 +489,8 @@ def decide(activation: str | AnyActivation, w_up: Any = None, w_down: Any = None
         if value is not None:
             raise bad_argument(key, value, f"a tensor name needs file=...; pass the values as b_{key[:-5]}=")
     if w_up is None or w_down is None:
-        raise ArgumentError("decide needs w_up and w_down (arrays or nested lists), or file=...")
+        raise ArgumentError("decide needs w_up and w_down (arrays or nested lists), or file=...",
+                            reason="w_up and w_down (arrays or nested lists), or file=..., are needed")
     if transpose:
         raise bad_argument("transpose", transpose, "applies to a file; pass arrays as w_up (m x d) and w_down "
                             "(d x m), e.g. a Conv1D weight's .T")
@@ -498,13 +502,15 @@ def decide(activation: str | AnyActivation, w_up: Any = None, w_down: Any = None
         if isinstance(value, (str, bytes)):  # refused before numpy is needed (it is an extra)
             raise bad_argument(key, value, "expected an array or nested lists of numbers")
     if gated and w_gate is None:
-        raise ArgumentError(f"`{act.name}` is a gated unit: pass w_gate as well", param="w_gate")
+        raise ArgumentError(f"`{act.name}` is a gated unit: pass w_gate as well", param="w_gate",
+                            reason=f"`{act.name}` is a gated unit: pass w_gate as well")
     if w_gate is not None and not gated:
         raise bad_argument("w_gate", "...", f"`{act.name}` is not a gated unit")
     if b_gate is not None and not gated:
         raise bad_argument("b_gate", b_gate, f"`{act.name}` is not a gated unit")
     if bias is False and any(v is not None for v in (b_up, b_down, b_gate)):
-        raise ArgumentError("biases given with bias=False: drop bias=False or the biases", param="bias", value=bias)
+        raise ArgumentError("biases given with bias=False: drop bias=False or the biases", param="bias", value=bias,
+                            reason="biases given with bias=False: drop bias=False or the biases")
     arrays = {k: _as_array(k, v) for k, v in given.items() if v is not None}
     vectors = ("b_up", "b_down", "b_gate", "gamma")
     exact = {k: _exact_matrix(_column(v) if k in vectors else v, k) for k, v in arrays.items()}
@@ -512,7 +518,8 @@ def decide(activation: str | AnyActivation, w_up: Any = None, w_down: Any = None
     _check_shapes(shapes)
     if skip_.kind == "matrix" and shapes["w_up"][1] != block.dim:
         raise ArgumentError(f"skip is {block.dim} x {block.dim}; with w_up {shapes['w_up'][0]} x {shapes['w_up'][1]} "
-                            f"(width x dim) it must be {shapes['w_up'][1]} x {shapes['w_up'][1]}", param="skip")
+                            f"(width x dim) it must be {shapes['w_up'][1]} x {shapes['w_up'][1]}", param="skip",
+                            reason=f"{block.dim} x {block.dim}, expected {shapes['w_up'][1]} x {shapes['w_up'][1]}")
     if all(e is not None for e in exact.values()):
         m, d = exact["w_up"].shape
         fields: dict[str, Any] = {key: exact[key] for key in ("w_gate", "b_up", "b_down", "b_gate") if key in exact}
@@ -537,8 +544,8 @@ def decide(activation: str | AnyActivation, w_up: Any = None, w_down: Any = None
                 raise
             text = str(err).splitlines()[0].removeprefix("error: ")
             param = next((k for k, v in names.items() if f"`{v}`" in text), None)
-            raise ArgumentError(text.replace(" in `arrays.npz`", "").replace("`arrays.npz`", "the arrays"),
-                                param=param) from None
+            shown = text.replace(" in `arrays.npz`", "").replace("`arrays.npz`", "the arrays")
+            raise ArgumentError(shown, param=param, reason=shown) from None
 
 
 _NORM_ALIASES = {"pre": "pre-ln", "post": "post-ln"}
@@ -800,7 +807,8 @@ def _float_array(name: str, values: Any) -> Any:
         # the cap a weights file's tensor has (checked before the float64 copy is made)
         raise ArgumentError(f"{name}: shape {shape} has {math.prod(shape)} entries: at most {MAX_TENSOR_BYTES // 8} "
                             "(raise the cap with the environment variable SYMABSORB_MAX_TENSOR_BYTES)", param=name,
-                            value=values)
+                            value=values, reason=f"shape {shape} has {math.prod(shape)} entries: at most "
+                            f"{MAX_TENSOR_BYTES // 8}")
     try:
         array = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError, OverflowError) as err:
@@ -832,7 +840,8 @@ def _exact_matrix(values: Any, name: str = "matrix") -> Any:
         from .errors import ArgumentError
 
         raise ArgumentError(f"{name}: rows of lengths {sorted({len(r) for r in rows})}: expected a non-empty matrix, "
-                            "every row the same length", param=name, value=values)
+                            "every row the same length", param=name, value=values,
+                            reason="expected a non-empty matrix, every row the same length")
     if not all(isinstance(x, (Integral, Fraction, sp.Rational)) and not isinstance(x, bool) for r in rows for x in r):
         return None
     return _in_search_range(sp.ImmutableMatrix([[sp.Rational(x.numerator, x.denominator) if isinstance(x, Fraction)
@@ -849,7 +858,8 @@ def _in_search_range(matrix: Any, name: str) -> Any:
     for v in matrix:
         if getattr(v, "is_Rational", False) and v != 0 and not (_TINY_WEIGHT <= abs(v) <= _HUGE_WEIGHT):
             raise ArgumentError(f"{name}: an entry is out of the range the searches handle: expected a magnitude "
-                                "between 10^-100 and 10^100 (or 0); rescale the weights", param=name, value=matrix)
+                                "between 10^-100 and 10^100 (or 0); rescale the weights", param=name, value=matrix,
+                                reason="an entry is out of the range the searches handle (10^-100 to 10^100, or 0)")
     return matrix
 
 
@@ -1087,14 +1097,16 @@ def explore(spec: Spec | PathLike, *, spaces: Sequence[str] | None = None, resul
 
     s = _spec(spec)
     if not s.resolved.spaces:
-        raise ArgumentError(f"`{s.path}` declares no `space`; add e.g. `space s = {{ primitives: [tanh, exp], size: 4 }}`")
+        raise ArgumentError(f"`{s.path}` declares no `space`; add e.g. `space s = {{ primitives: [tanh, exp], size: 4 }}`",
+                            reason="the spec declares no `space`")
     names = {sp_.name for sp_ in s.resolved.spaces}
     if spaces is not None:
         check_type("spaces", spaces, (list, tuple), "a list of space names or None")
         for name in spaces:
             if name not in names:
                 raise ArgumentError(f"no space `{name}` in {s.path}; it declares " + ", ".join(sorted(names)),
-                                    param="spaces", value=spaces)
+                                    param="spaces", value=spaces,
+                                    reason=f"no space `{name}`; the spec declares " + ", ".join(sorted(names)))
     outdir = _check_path("results", results) if results is not None else Path(Path(s.path).stem + "-explore")
     seconds = _check_budget(case_budget, "case_budget"), _check_budget(evidence_budget, "evidence_budget")
     check_type("starts", starts, int, "optimisation starts per size (an int >= 1)")
