@@ -18,6 +18,9 @@ def pytest_configure(config: pytest.Config) -> None:
     # Tests monkeypatch the code under a command; a replayed output of an earlier run would hide
     # that. tests/unit/api/test_replay.py turns replay back on where it is the subject.
     os.environ["SYMABSORB_NO_REPLAY"] = "1"
+    # Terminal output wraps at the terminal's width, which differs between a shell, CI and an xdist worker: the
+    # tests read it at 100 columns unless they set COLUMNS themselves (monkeypatch.setenv overrides this).
+    os.environ["COLUMNS"] = "100"
 
 
 @pytest.hookimpl(trylast=True)
