@@ -20,6 +20,8 @@ A base module (it imports nothing of symabsorb's layers), so every layer may cal
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 from typing import Any
 
@@ -39,6 +41,34 @@ class PluginError(SymabsorbError):
     """An installed plug-in (an entry point of :data:`GROUP`) failed to load; exit code 2."""
 
 
+def _may_have_plugins() -> bool:
+    """Whether some distribution on ``sys.path`` may declare the group: a ``*.dist-info`` or ``*.egg-info``
+    whose ``entry_points.txt`` names it, or a path entry this scan cannot read (a zip file). A cheap
+    pre-check: ``importlib.metadata`` costs some 40 ms of CPU per process (its import and every
+    distribution's metadata), which a command without plug-ins need not pay."""
+    header = f"[{GROUP}]".encode()
+    for entry in sys.path:
+        path = entry or "."
+        if not os.path.isdir(path):
+            if os.path.exists(path):
+                return True  # a zip or another importable file: only importlib.metadata reads it
+            continue
+        try:
+            names = os.listdir(path)
+        except OSError:
+            continue
+        for name in names:
+            if not name.endswith((".dist-info", ".egg-info")):
+                continue
+            try:
+                with open(os.path.join(path, name, "entry_points.txt"), "rb") as f:
+                    if header in f.read(1 << 20):
+                        return True
+            except OSError:
+                continue
+    return False
+
+
 def load() -> dict[str, str]:
     """Load every installed plug-in once per process; returns ``{entry point name: its value}`` of those
     loaded so far (:func:`loaded`)."""
@@ -46,6 +76,9 @@ def load() -> dict[str, str]:
         return dict(_LOADED)
     with _LOCK:
         if _DONE:
+            return dict(_LOADED)
+        if not _may_have_plugins():
+            _DONE.append(True)
             return dict(_LOADED)
         from importlib.metadata import entry_points
 

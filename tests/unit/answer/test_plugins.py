@@ -171,3 +171,19 @@ def test_the_shell_command_sees_an_installed_plugin(tmp_path: Path) -> None:
                        tmp_path)
     assert with_plugin.returncode == 0, with_plugin.stderr
     assert '"U-plugin"' in with_plugin.stdout and "fake plug-in procedure" in with_plugin.stdout
+
+
+def test_without_a_plugin_installed_the_metadata_is_not_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process with no distribution declaring the group never imports importlib.metadata for it (the
+    pre-check reads each distribution's entry_points.txt only)."""
+    import importlib.metadata
+
+    def refuse(**_: object) -> object:
+        raise AssertionError("entry_points read although no distribution declares the group")
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", refuse)
+    plugins.reset()
+    try:
+        assert plugins.load() == {}
+    finally:
+        plugins.reset()
