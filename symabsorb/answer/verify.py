@@ -552,6 +552,23 @@ def _check_file_witness(witness: dict[str, Any], cert: Certificate, loaded: Any,
     return "witness: exactly the flip of the file's weights over S"
 
 
+def _rederived(d: dict[str, Any], block: Any, verdict: str) -> str | None:
+    """An inline block's verdict with no witness (not-absorbable by an exact rank, a verdict for all weights, or a
+    report that dropped its witness) decided again from the spec as ``prove`` decides it: a different verdict or
+    scope FAILS; the same decided verdict is re-derived exactly; an undecided one (open, conditional) is not
+    re-checkable."""
+    again = in_force().with_(base_dir=None).decide(block, str(d.get("query") or f"absorb {block.name}"))
+    if again.verdict.value != verdict or str(again.scope) != str(d.get("scope")):
+        raise CertificateError(f"re-derived from the spec: {again.verdict.value} ({again.scope}) by "
+                               f"{again.decided_by or 'no result'}, not {verdict} ({d.get('scope')})")
+    if verdict == "absorbable" and again.witness is not None:
+        raise CertificateError("the verdict absorbable needs its witness (the re-derivation gives one); the report "
+                               "has none")
+    if verdict not in ("absorbable", "not-absorbable", "impossible"):
+        return None
+    return f"re-derived exactly from the spec: {verdict} ({again.scope}) by {again.decided_by or 'no result'}"
+
+
 def _check_inline_query(d: dict[str, Any], block: Any, verdict: str) -> str | None:
     """An inline block's witness, re-checked in exact rationals: the flip of the spec's weights over
     its index set, and ``W_down[:,S] W_up[S,:] = T`` with ``T = −M/(2c)`` re-derived from the spec."""
@@ -566,7 +583,7 @@ def _check_inline_query(d: dict[str, Any], block: Any, verdict: str) -> str | No
         return check_pair_witness(d, block, verdict)
     witness = d.get("witness")
     if verdict != "absorbable" or not isinstance(witness, dict) or witness.get("W_up") is None:
-        return None  # no flip witness (a rank result, or another verdict): nothing verify can re-check
+        return _rederived(d, block, verdict)  # no witness to re-check: the verdict re-derived from the spec
     import sympy as sp
 
     from ..theory.skips import skip_matrix
