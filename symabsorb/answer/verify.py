@@ -27,6 +27,8 @@ to what it claims to answer:
   tensors, float for float, over the certificate's index set. A witness that is not a flip (a rescaling, a rank
   factorisation, an enumerated flip) is re-checked by the identity ``B'(x) = Mx + B(x)`` itself, for σ polynomial
   or of Euler type (:mod:`symabsorb.answer.verify_identity`), whatever result found it.
+* **An inline block's answer without a witness is decided again** from the spec, as ``prove`` decides it (as a
+  stack's is): another verdict or scope, or an absorbable verdict whose witness was dropped, fails.
 * The command's ``--budget`` bounds the whole check (it is never swallowed per query).
 
 Queries verify cannot re-check (symbolic blocks, stacks, verdicts with nothing to check) are
