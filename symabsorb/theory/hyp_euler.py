@@ -21,7 +21,7 @@ CHECKERS, hypothesis = registrar()
 
 @hypothesis("log_linear_form",
             "`σ(t) = c·t + γ·t·log|t|` with `σ(0) = 0`, `γ ≠ 0` (Euler type, `analysis/euler.py`)",
-            binds=("gamma_log", "clog"))
+            binds=("gamma_log",))
 def _log_linear_form(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     statement = ("$\\sigma(t) = c\\,t + \\gamma\\,t\\log|t|$ with $\\sigma(0) = 0$ and $\\gamma \\ne 0$ (continuous, "
                  "not a polynomial)")
@@ -35,12 +35,12 @@ def _log_linear_form(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     c = sp.Poly(form.poly, Z).coeff_monomial(Z)
     return simple("log_linear_form", HypStatus.PROVED,
                   statement + f" (here $c = {sp.latex(c)}$, $\\gamma = {sp.latex(gamma)}$)",
-                  bindings={"gamma_log": gamma, "clog": sp.latex(gamma)})
+                  bindings={"gamma_log": gamma})
 
 
 @hypothesis("power_linear_form",
             "`σ(t) = c·t + α₊ t₊^k + α₋ t₋^k`, `c ≠ 0`, `k > 0` not an integer, `(α₊, α₋) ≠ 0` (Cor. R-pow)",
-            binds=("c_pow", "k_pow", "even_pow", "cpow", "kpow", "Dcond", "Dplain"))
+            binds=("c_pow", "k_pow", "even_pow", "Dcond", "Dplain"))
 def _power_linear_form(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     statement = ("$\\sigma(t) = c\\,t + \\alpha_+ t_+^k + \\alpha_- t_-^k$ with $c \\ne 0$, $k > 0$ not an integer, "
                  "$(\\alpha_+, \\alpha_-) \\ne 0$ ($t_\\pm = \\max(\\pm t, 0)$)")
@@ -62,4 +62,4 @@ def _power_linear_form(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
                   statement + f" (here $c = {sp.latex(c)}$, $k = {sp.latex(k)}$, $\\alpha_+ = {sp.latex(a_plus)}$, "
                   f"$\\alpha_- = {sp.latex(a_minus)}$" + (", $q$ even" if even else "") + ")",
                   bindings={"c_pow": c, "k_pow": k, "even_pow": sp.S.One if even else sp.S.Zero,
-                            "cpow": sp.latex(c), "kpow": sp.latex(k), "Dcond": cond, "Dplain": plain})
+                            "Dcond": cond, "Dplain": plain})

@@ -65,7 +65,7 @@ def r_pos_form(expr: Any) -> tuple[Any, int, Any, Any] | None:
 
 @hypothesis("r_pos_form",
             "`σ = cz + q`, `c ≠ 0`, `q = Az^k` (z > 0), `Bz^k` (z < 0), integer `k ≥ 2`, `A ≠ B` (Cor. R-pos)",
-            binds=("c_rpos", "k", "A", "B", "AB", "cval", "Ncond", "Nplain"))
+            binds=("c_rpos", "k", "A", "B", "AB", "Ncond", "Nplain"))
 def _r_pos_form(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     import sympy as sp
 
@@ -81,5 +81,5 @@ def _r_pos_form(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
     inside = "<" if k % 2 == 1 else ">"
     return simple("r_pos_form", HypStatus.PROVED,
                   statement + f" (here $c = {sp.latex(c)}$, $k = {k}$, $A = {sp.latex(a)}$, $B = {sp.latex(b)}$)",
-                  bindings={"c_rpos": c, "k": sp.Integer(k), "A": a, "B": b, "AB": sp.latex(a + b),
-                            "cval": sp.latex(c), "Ncond": f"D_{{ii}} {inside} -1", "Nplain": f"D_ii {inside} -1"})
+                  bindings={"c_rpos": c, "k": sp.Integer(k), "A": a, "B": b, "AB": a + b,
+                            "Ncond": f"D_{{ii}} {inside} -1", "Nplain": f"D_ii {inside} -1"})

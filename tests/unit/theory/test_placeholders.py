@@ -84,3 +84,18 @@ def test_the_blueprint_shows_placeholders_by_name() -> None:
     text = render_blueprint(default_library())
     assert "@{" not in text and "c = {\\langle\\mathtt{c}\\rangle}" in text and "\\textbackslash" not in text
     assert "{Dcond}" not in text.replace("\\mathtt{Dcond}", "") and "= {T}" not in text
+
+
+def test_checkers_bind_values_and_the_toml_writes_the_latex() -> None:
+    """R-pow's constants are bound as values (c_pow, k_pow): the LaTeX template shows them as LaTeX and the
+    plain one as plain text (a pre-rendered LaTeX binding put `\\frac{1}{2}` into the plain condition)."""
+    import symabsorb
+
+    d = symabsorb.classify("z/2 + max(z,0)^(3/2)").answer.derivation
+    assert d is not None and d.decided_by == "R-pow"
+    assert d.condition_plain is not None and d.condition_plain.endswith("(c = 1/2, k = 3/2)")
+    assert d.condition is not None and "c = \\frac{1}{2},\\ k = \\frac{3}{2}" in d.condition
+    from symabsorb.theory.hypotheses import REGISTRY
+
+    for name in ("power_linear_form", "r_pos_form", "log_linear_form"):
+        assert not {"cpow", "kpow", "cval", "clog"} & set(REGISTRY[name].binds), name
