@@ -876,3 +876,13 @@ def verify_view(records: Sequence[dict[str, Any]], beside: Path | None = None) -
             add(bare)  # the bare block of the paper's question, re-checked too
     text = "".join(blocks)
     return {"spec": {"path": str(where / "scan.absorb"), "text": text}, "queries": queries}
+
+
+def _provide_layouts() -> None:
+    """A session's snapshot of the registries names the scan layouts in force (answer/registries.py)."""
+    from ..answer.registries import provide
+
+    provide("layouts", lambda: tuple(lay.name for lay in LAYOUTS))
+
+
+_provide_layouts()

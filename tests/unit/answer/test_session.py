@@ -200,3 +200,18 @@ def test_a_session_snapshots_the_registries_it_answers_with() -> None:
         assert s.with_(budget=None).registries is s.registries  # a changed session keeps its snapshot
     finally:
         del SKIP_KINDS["test-after-the-session"]
+
+
+def test_the_snapshot_names_the_renderers_and_the_scan_layouts_in_force() -> None:
+    import symabsorb.explore.scan as scan
+    import symabsorb.report.formats  # noqa: F401  (provides the renderers)
+
+    s = Session(default_library())
+    names = s.registries.names()
+    assert "md" in names["renderers"] and "symabsorb" in names["layouts"]
+    scan.register_layout(scan.Layout("test-later", "a layout registered after the session", "up", "down"))
+    try:
+        assert "test-later" not in s.registries.names()["layouts"]
+        assert "test-later" in Session(default_library()).registries.names()["layouts"]
+    finally:
+        scan.unregister_layout("test-later")
