@@ -499,9 +499,13 @@ def decide_exactly(w_up: Any, w_down: Any, target: Target, projector: str | None
     t_float = target.dense_float()
     if projector == "centering":
         t_float = t_float - t_float.mean(axis=0, keepdims=True)
-        fs = float_search(w_up, w_down - w_down.mean(axis=0, keepdims=True), t_float)
-    else:
-        fs = float_search(w_up, w_down, t_float)
+
+    def search() -> FloatSearch:
+        if projector == "centering":
+            return float_search(w_up, w_down - w_down.mean(axis=0, keepdims=True), t_float)
+        return float_search(w_up, w_down, t_float)
+
+    fs = search()
     t_norm = float(np.linalg.norm(t_float))
     d, m = w_down.shape
     small = d * d * m <= EXACT_FALLBACK_SIZE
@@ -513,7 +517,15 @@ def decide_exactly(w_up: Any, w_down: Any, target: Target, projector: str | None
                                                    proof=f"S = {{{', '.join(map(str, fs.index_set))}}} (|S| = "
                                                    f"{len(fs.index_set)}) satisfies {claim} exactly",
                                                    projector=projector), fs, "")
-    cert = _separating(w_up, w_down, target, fs, projector, t_float)
+    # The first attempt (Y the float residual, no refinement) needs no m x m factor: it is dropped while
+    # that certificate is evaluated exactly (the peak of a big layer: 1 m² less), and made again, the
+    # same bits (one BLAS thread, same inputs), only if the attempt fails and a refinement needs it.
+    refinable = fs.factor is not None
+    fs = replace(fs, factor=None)
+    cert = _separating_attempt(w_up, w_down, target, fs, "residual", projector, t_float)
+    if cert is None and refinable:
+        fs = search()
+        cert = _separating(w_up, w_down, target, fs, projector, t_float)
     if cert is not None:
         return ExactDecision(False, cert, fs, "")
     fallback = _exact_fallback(w_up, w_down, target, projector)
