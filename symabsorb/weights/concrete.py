@@ -504,9 +504,16 @@ def _index_set_inline(block: Block, d: Derivation, chosen: Attempt, library: Lib
     leaves open go to the Lemma-T sandwich of Theorem D (:func:`.degenerate.sandwich_inline`)."""
     decided = decide_block(block, d, library)[0]
     if decided.verdict in (Verdict.OPEN, Verdict.CONDITIONAL):
-        from .degenerate import sandwich_inline
+        from .degenerate import sandwich_applies, sandwich_inline
 
-        return sandwich_inline(block, decided, library)  # type: ignore[no-any-return]
+        if sandwich_applies(block, decided, library):
+            # the sandwich result's hypotheses, checked by the prover's one checker (not by the procedure)
+            from ..theory.hypotheses import Subject
+            from ..theory.prover import check_result
+
+            sandwich = library.get(library.provider("degenerate-sandwich"))
+            attempt = check_result(sandwich, Subject(block=block, library=library))
+            return sandwich_inline(block, decided, library, attempt)  # type: ignore[no-any-return]
     return decided
 
 

@@ -698,41 +698,56 @@ def _sandwich_condition() -> dict[str, Any]:
             "sufficient": "proved", "necessary": "proved"}
 
 
-def sandwich_inline(block: Any, d: Any, library: Any) -> Any:
+def sandwich_applies(block: Any, d: Any, library: Any) -> bool:
+    """Whether the Lemma-T sandwich (:func:`sandwich_inline`) may decide ``d``'s block: the library has the
+    results providing ``degenerate-sandwich`` and ``tropical-limit``, the block is ungated, bias-free, without a
+    normalisation, with rational weights proved degenerate and a rational condition constant ``c``. Structural
+    only: the sandwich result's hypotheses are checked by the prover's checker after this (weights/concrete.py)."""
+    import sympy as sp
+
+    from ..theory.skips import skip_matrix
+
+    try:
+        library.provider("degenerate-sandwich"), library.provider("tropical-limit")
+    except KeyError:
+        return False
+    q = block.question
+    c = d.condition_constant
+    if block.gated or q.bias_label != "none" or q.norm != "none" or not isinstance(c, sp.Expr) or not c.is_Rational:
+        return False
+    if _frac_rows(block.w_up) is None or _frac_rows(block.w_down) is None or _frac_rows(skip_matrix(block)) is None:
+        return False
+    from ..theory.hyp_sizes import nondegeneracy
+
+    return not nondegeneracy(block.w_up, block.w_down)[0]  # nondegenerate weights: Theorem R's answer stands
+
+
+def sandwich_inline(block: Any, d: Any, library: Any, attempt: Any) -> Any:
     """Degenerate inline weights under a σ with ``c ≠ 0`` and proved tropical slopes but no proved DI (the
     Lemma-T sandwich, the result providing ``degenerate-sandwich``): absorbable when Theorem D's pair-atom
     criterion holds for σ, not absorbable when Theorem D's criterion fails for the ReLU-like ``σ_∞``, else
-    ``d`` unchanged. ``d`` is the derivation after the index-set search (its condition constant is ``c``)."""
+    ``d`` unchanged. ``d`` is the derivation after the index-set search (its condition constant is ``c``);
+    ``attempt``: the sandwich result's hypotheses (σ continuous, tropical slopes) checked on the block by the
+    prover's checker; call it only where :func:`sandwich_applies`."""
     from dataclasses import replace
 
     import sympy as sp
 
-    from ..theory.checks import Subject
     from ..theory.derivation import DerivationStep, HypStatus, Scope, Verdict
-    from ..theory.hypotheses import check
     from ..theory.skips import skip_matrix
 
-    try:
-        sid, tid = library.provider("degenerate-sandwich"), library.provider("tropical-limit")
-    except KeyError:
+    if not sandwich_applies(block, d, library):
         return d
-    q = block.question
+    sid, tid = library.provider("degenerate-sandwich"), library.provider("tropical-limit")
     c = d.condition_constant
-    if block.gated or q.bias_label != "none" or q.norm != "none" or not isinstance(c, sp.Expr) or not c.is_Rational:
-        return d
     w_up, w_down, skip = _frac_rows(block.w_up), _frac_rows(block.w_down), _frac_rows(skip_matrix(block))
-    if w_up is None or w_down is None or skip is None:
+    assert w_up is not None and w_down is not None and skip is not None  # sandwich_applies checked them
+    checks = {x.name: x for x in attempt.checks} if attempt is not None else {}
+    cont, trop = checks.get("continuous"), checks.get("tropical_slopes")
+    if cont is None or trop is None or cont.status is not HypStatus.PROVED or trop.status is not HypStatus.PROVED:
         return d
-    from ..theory.hyp_sizes import nondegeneracy
-
-    if nondegeneracy(block.w_up, block.w_down)[0]:
-        return d  # nondegenerate weights: Theorem R's answer stands
-    subject = Subject(block=block)
-    cont = check("continuous", subject, {})
-    trop = check("tropical_slopes", subject, {})
     ap, am = trop.binding("alpha_plus"), trop.binding("alpha_minus")
-    if cont.status is not HypStatus.PROVED or trop.status is not HypStatus.PROVED \
-            or not all(isinstance(x, sp.Expr) and x.is_Rational for x in (ap, am)):
+    if not all(isinstance(x, sp.Expr) and x.is_Rational for x in (ap, am)):
         return d
     assert isinstance(ap, sp.Expr) and isinstance(am, sp.Expr)
     cf = Fraction(int(c.p), int(c.q))
