@@ -53,6 +53,9 @@ class Registries:
         return cls(MappingProxyType(dict(library.hypotheses)), library.procedures,
                    MappingProxyType(dict(SKIP_KINDS)), MappingProxyType(extra))
 
+    def __reduce__(self) -> tuple[Any, ...]:  # picklable (a session may be sent to a worker): plain dicts inside
+        return (_rebuild, (dict(self.hypotheses), self.procedures, dict(self.skip_kinds), dict(self.extra)))
+
     def names(self) -> dict[str, tuple[str, ...]]:
         """Every registry's names, for a reader (``{"procedures": (...), "skip_kinds": (...), ...}``)."""
         out: dict[str, tuple[str, ...]] = {"hypotheses": tuple(sorted(self.hypotheses)),
@@ -61,3 +64,8 @@ class Registries:
         for name, value in self.extra.items():
             out[name] = tuple(value)
         return out
+
+
+def _rebuild(hypotheses: dict[str, Any], procedures: ProcedureRegistry | None, skip_kinds: dict[str, Any],
+             extra: dict[str, Any]) -> Registries:
+    return Registries(MappingProxyType(hypotheses), procedures, MappingProxyType(skip_kinds), MappingProxyType(extra))

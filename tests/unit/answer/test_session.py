@@ -215,3 +215,11 @@ def test_the_snapshot_names_the_renderers_and_the_scan_layouts_in_force() -> Non
         assert "test-later" in Session(default_library()).registries.names()["layouts"]
     finally:
         scan.unregister_layout("test-later")
+
+
+def test_a_session_is_picklable_with_its_snapshot() -> None:
+    import pickle
+
+    s = Session(default_library(), budget=None)
+    again = pickle.loads(pickle.dumps(s))
+    assert again.registries.names() == s.registries.names() and again.budget is None
