@@ -446,8 +446,7 @@ def _check_templates(src: _Source, templates: Iterable[tuple[str, str]], bound: 
                             f"(`\\tfrac{{a}}{{{name}}}` is never filled)", after=at)
 
 
-def _check_reads(src: _Source, proc: Procedure | None, key: str, bound: set[str], declared: Mapping[str, Any],
-                 at: int) -> None:
+def _check_reads(src: _Source, proc: Procedure | None, bound: set[str], declared: Mapping[str, Any], at: int) -> None:
     """A procedure's declared ``reads`` are bound by the result's hypotheses (checked only against real
     declarations: a load with hypothesis names alone cannot know what they bind)."""
     if proc is None or not declared or any(v is None for v in declared.values()):
@@ -585,8 +584,9 @@ def _parse_result(file: str, text: str, declared: Mapping[str, Any],
 
     all_binds = {b for d in declared.values() for b in getattr(d, "binds", ())} | {"M", "T"}
     bound = _binds(hyps, declared, applies_to)
-    _check_reads(src, procedures.get(c.get("concrete")), "concrete", bound, declared, src.section("conclusion") - 1)
-    _check_reads(src, procedures.get(w.get("procedure")), "procedure", bound, declared, src.section("width") - 1)
+    # what a concrete procedure reads is the deciding attempt's bindings (a `[width] procedure` reads the width
+    # proof's own checks, theory/proof.WidthProof, not the result's)
+    _check_reads(src, procedures.get(c.get("concrete")), bound, declared, src.section("conclusion") - 1)
     templates = [("steps", t) for t in proof]
     templates += [(key, v) for key in ("condition", "condition_plain", "degenerate")
                   if isinstance(v := c.get(key), str)]
