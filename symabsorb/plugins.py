@@ -27,12 +27,15 @@ from typing import Any
 
 from .errors import SymabsorbError
 
-__all__ = ["GROUP", "PluginError", "load", "loaded", "reset"]
+__all__ = ["GROUP", "PluginError", "load", "loaded", "provide", "provided", "reset"]
 
 #: The entry-point group symabsorb reads.
 GROUP = "symabsorb.plugins"
 
 _LOADED: dict[str, str] = {}
+#: registry name -> a function returning its snapshot, for the tables of the layers above the answer layer
+#: (report: the renderers, explore: the scan layouts); a session's snapshot reads them (answer/registries.py).
+_PROVIDERS: dict[str, Any] = {}
 _DONE: list[bool] = []
 _LOCK = threading.RLock()
 
@@ -98,6 +101,18 @@ def load() -> dict[str, str]:
             _LOADED[ep.name] = ep.value
         _DONE.append(True)
         return dict(_LOADED)
+
+
+def provide(name: str, snapshot: Any) -> None:
+    """Let a registry of a layer above the answer layer be part of every session's snapshot: ``snapshot()``
+    returns an immutable copy of it as it is now. Kept here, in a base module, so that a renderer's module
+    registering its table imports nothing of the answer layer."""
+    _PROVIDERS[name] = snapshot
+
+
+def provided() -> dict[str, Any]:
+    """Every provided registry's snapshot, by name (sorted)."""
+    return {name: snapshot() for name, snapshot in sorted(_PROVIDERS.items())}
 
 
 def loaded() -> dict[str, str]:

@@ -7,30 +7,22 @@ scan layouts (:func:`symabsorb.explore.scan.register_layout`). A session holds a
 registered when it was made (plug-ins included, :mod:`symabsorb.plugins`), so an answer can say what it used.
 
 The hypotheses and procedures are the library's own (the ones its results were validated against at load). The
-layers above this one (report, explore) add their tables through :func:`provide` when they are imported, so this
-layer never imports them.
+layers above this one (report, explore) add their tables through :func:`symabsorb.plugins.provide` when they are
+imported (a base module: neither side imports the other).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from ..plugins import provide
 from ..theory.library import Library
 from ..theory.procedures import ProcedureRegistry
 
 __all__ = ["Registries", "provide"]
-
-#: name -> a function returning that registry's snapshot (filled by the layers above: ``renderers``, ``layouts``).
-_PROVIDERS: dict[str, Callable[[], Any]] = {}
-
-
-def provide(name: str, snapshot: Callable[[], Any]) -> None:
-    """Let a layer above the answer layer add its registry to every session's snapshot (``name``: what the
-    snapshot calls it, ``snapshot``: returns an immutable copy of the registry as it is now)."""
-    _PROVIDERS[name] = snapshot
 
 
 @dataclass(frozen=True)
@@ -47,9 +39,10 @@ class Registries:
     @classmethod
     def of(cls, library: Library) -> Registries:
         """The registries in force now, with ``library``'s hypotheses and procedures."""
+        from .. import plugins
         from ..theory.skips import SKIP_KINDS
 
-        extra = {name: snapshot() for name, snapshot in sorted(_PROVIDERS.items())}
+        extra = plugins.provided()
         return cls(MappingProxyType(dict(library.hypotheses)), library.procedures,
                    MappingProxyType(dict(SKIP_KINDS)), MappingProxyType(extra))
 

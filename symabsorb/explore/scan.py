@@ -880,7 +880,7 @@ def verify_view(records: Sequence[dict[str, Any]], beside: Path | None = None) -
 
 def _provide_layouts() -> None:
     """A session's snapshot of the registries names the scan layouts in force (answer/registries.py)."""
-    from ..answer.registries import provide
+    from ..plugins import provide
 
     provide("layouts", lambda: tuple(lay.name for lay in LAYOUTS))
 

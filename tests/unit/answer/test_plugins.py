@@ -187,3 +187,13 @@ def test_without_a_plugin_installed_the_metadata_is_not_read(monkeypatch: pytest
         assert plugins.load() == {}
     finally:
         plugins.reset()
+
+
+def test_a_table_providing_its_snapshot_imports_nothing_of_the_answer_layer() -> None:
+    """report/formats.py and explore/scan.py provide their tables through the base module plugins.py: the
+    format table stays as light to import as it was (no answer layer, no SymPy)."""
+    code = ("import sys, symabsorb.report.formats; "
+            "print(sorted(m for m in ('symabsorb.answer', 'sympy') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300,
+                          check=False)
+    assert done.returncode == 0 and done.stdout.strip() == "[]", done.stderr
