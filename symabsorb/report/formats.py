@@ -95,6 +95,9 @@ class RendererRegistry:
             self._loaded = True
             for module in self._builtin:
                 importlib.import_module(f"{__package__}.{module}")
+            from ..plugins import load
+
+            load()  # an installed plug-in's renderer is in the table wherever it is read (--format, -o, render)
 
     def register(self, name: str, *, kind: Kind = "report", aliases: tuple[str, ...] = (),
                  suffixes: tuple[str, ...] = ()) -> Callable[[F], F]:

@@ -171,6 +171,10 @@ def test_the_shell_command_sees_an_installed_plugin(tmp_path: Path) -> None:
                        tmp_path)
     assert with_plugin.returncode == 0, with_plugin.stderr
     assert '"U-plugin"' in with_plugin.stdout and "fake plug-in procedure" in with_plugin.stdout
+    rendered = _cli(["prove", str(spec), "--no-cache", "--format", "fakefmt"], site, tmp_path)
+    assert rendered.returncode == 0 and rendered.stdout.strip() == "fake", rendered.stderr
+    refused = _cli(["prove", str(spec), "--no-cache", "--format", "fakefmt"], None, tmp_path)
+    assert refused.returncode == 2 and "fakefmt" in refused.stderr
 
 
 def test_without_a_plugin_installed_the_metadata_is_not_read(monkeypatch: pytest.MonkeyPatch) -> None:
