@@ -312,6 +312,9 @@ def find_layers(path: Path, names: Sequence[str], activation: str | None, budget
     the layer groups (prefixes such as ``encoder.layer.3.``) in which none was found. A layer found
     whose prefix (or file name) a spec cannot quote (a ``"``, a backslash, a line break) is not a
     task: its prefix is appended to ``unquotable`` (never dropped silently)."""
+    from ..plugins import load
+
+    load()  # an installed plug-in's layouts are matched too (symabsorb/plugins.py)
     unquotable = [] if unquotable is None else unquotable
     directory = directory or path.parent
     config = config or {}

@@ -201,3 +201,30 @@ def test_a_table_providing_its_snapshot_imports_nothing_of_the_answer_layer() ->
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300,
                           check=False)
     assert done.returncode == 0 and done.stdout.strip() == "[]", done.stderr
+
+
+LAYOUT_PLUGIN = """
+from symabsorb.explore.scan import Layout, register_layout
+
+register_layout(Layout("fake-plugin-ffn", "a plug-in's family", "ffn.w_in.weight", "ffn.w_out.weight",
+                       activation="relu"), before="symabsorb")
+"""
+
+
+def test_scan_matches_a_plugin_layout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from symabsorb.explore import scan
+
+    site = _install(tmp_path / "site", LAYOUT_PLUGIN)
+    monkeypatch.syspath_prepend(str(site))
+    importlib.invalidate_caches()
+    plugins.reset()
+    try:
+        weights = tmp_path / "w.npz"
+        weights.write_bytes(b"not read: only hashed")
+        names = [f"layers.0.ffn.{t}.weight" for t in ("w_in", "w_out")]
+        tasks, missing = scan.find_layers(weights, names, None, None, directory=tmp_path)
+        assert missing == [] and [t.pattern for t in tasks] == ["fake-plugin-ffn"]
+    finally:
+        scan.unregister_layout("fake-plugin-ffn")
+        sys.modules.pop(MODULE, None)
+        plugins.reset()
