@@ -23,7 +23,7 @@ def hypotheses() -> str:
 
 
 def procedures() -> str:
-    import symabsorb.answer  # noqa: F401  (attaches verify's re-checks)
+    import symabsorb.answer  # attaches verify's re-checks (the package is used below)
     import symabsorb.weights.concrete  # noqa: F401  (attaches the built-in callables)
     from symabsorb.theory.procedures import PROCEDURES
 
