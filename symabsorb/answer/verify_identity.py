@@ -242,8 +242,8 @@ def check_identity_witness(block: Any, witness: dict[str, Any], centred: bool = 
         if line is None:
             line = _Line(r, d_out)
             lines.put(r, line)
-        negative = not sp.S(s).is_positive
-        if negative and not sp.S(s).is_negative:
+        negative = not s.is_positive
+        if negative and not s.is_negative:
             from ..analysis.identity import exact_sign
 
             sign = exact_sign(s)
