@@ -596,10 +596,13 @@ class _FileBuffer:
                 self._entry = (file, digest, data)
 
     def get(self, file: str, digest: str) -> bytes | None:
+        """The bytes held for ``file`` with ``digest``; else None, and whatever was held is dropped
+        first (a sharded checkpoint's next file is read with the previous one no longer held)."""
         with self._lock:
             entry = self._entry
-        if entry is None or not digest or entry[0] != file or entry[1] != digest:
-            return None
+            if entry is None or not digest or entry[0] != file or entry[1] != digest:
+                self._entry = None
+                return None
         return entry[2]
 
     @property

@@ -80,7 +80,10 @@ def test_outside_a_scan_no_buffer_is_kept(tmp_path: Path) -> None:
     buffers.open()
     buffers.keep("f", "d", b"x")
     assert buffers.get("f", "d") == b"x"
-    assert buffers.get("f", "other digest") is None and buffers.get("g", "d") is None
+    assert buffers.get("g", "d") is None
+    assert buffers.held is None  # asked for another file: the one held is dropped before it is read
+    buffers.keep("f", "d", b"x")
+    assert buffers.get("f", "other digest") is None and buffers.held is None
     buffers.close()
     assert buffers.held is None
 
@@ -119,3 +122,36 @@ def test_the_listing_buffer_is_not_held_while_layers_are_decided(tmp_path: Path)
         store.close()
     assert [r["status"] for r in records] == ["done"]
     assert held and held[0] < size // 2, (held, size)
+
+
+def test_the_next_file_is_read_with_the_previous_one_dropped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two files (a sharded checkpoint): the second is read once the first is no longer held."""
+    np = require_module("numpy", "weights")
+    st = require_module("safetensors.numpy", "weights")
+    import symabsorb.paths as paths
+    from symabsorb.explore import scan as scan_module
+    from symabsorb.explore.executors import InProcessExecutor
+    from symabsorb.explore.store import ResultStore
+
+    folder = tmp_path / "ck"
+    folder.mkdir()
+    rng = np.random.default_rng(1)
+    for shard in ("a", "b"):
+        st.save_file({f"layers.{shard}.W_up": rng.standard_normal((M, D)).astype(np.float32),
+                      f"layers.{shard}.W_down": rng.standard_normal((D, M)).astype(np.float32)},
+                     str(folder / f"{shard}.safetensors"))
+    held_at_read: list[tuple[str, str | None]] = []
+    real_read = paths.read_whole
+
+    def read_whole(fh: Any, path: Path, *args: Any, **kwargs: Any) -> bytes:
+        held_at_read.append((Path(path).name, scan_module._BUFFERS.held))
+        return real_read(fh, path, *args, **kwargs)
+
+    monkeypatch.setattr(paths, "read_whole", read_whole)
+    store = ResultStore(tmp_path / "results")
+    records, _ = scan_module.scan(folder, store, InProcessExecutor(), None, 120.0)
+    store.close()
+    assert [r["status"] for r in records] == ["done", "done"]
+    decisions = held_at_read[2:]  # after the listing's two reads
+    assert [name for name, _ in decisions] == ["a.safetensors", "b.safetensors"], held_at_read
+    assert all(held is None for _, held in decisions), held_at_read
