@@ -108,7 +108,7 @@ def width_bounds(block: Block, proof: WidthProof, library: Library, base_dir: st
                     f"of $M$ absorbs the block at width $m + 2\\operatorname{{rank}} M = {_text(candidate)}$ "
                     f"([{pairs}]; {how}).")
             steps.append(DerivationStep(text, (pairs,), odd.evidence))
-            if upper is None or (isinstance(upper, int) and isinstance(candidate, int) and candidate < upper):
+            if upper is None or _lt(candidate, upper):
                 upper_scope = Scope.ALL  # the construction alone gives the bound: it holds for all weights
             upper = candidate if upper is None else _min(upper, candidate)
         if bias_free_block and block.w_up is not None and exact_rank(block.w_up) == block.stream_dim:
@@ -116,8 +116,8 @@ def width_bounds(block: Block, proof: WidthProof, library: Library, base_dir: st
             steps.append(DerivationStep(f"$\\operatorname{{rank}} W_{{\\mathrm{{up}}}} = d$: one extra unit on each of "
                                         f"$d$ independent lines gives width $m + d = {_text(candidate)}$ "
                                         f"([{pairs}]).", (pairs,)))
-            if upper is None or (isinstance(upper, int) and isinstance(candidate, int) and candidate < upper):
-                upper_scope = Scope.ALL  # the construction alone gives the bound: it holds for all weights
+            if upper is None or _lt(candidate, upper):
+                upper_scope = Scope.THESE  # it uses rank W_up = d of these weights: not a bound for all weights
             upper = candidate if upper is None else _min(upper, candidate)
     lines = [proof.checks[name] for name in ("ungated", "continuous", "nondegenerate")]
     nonpoly = proof.facts().symmetry.evidence.proved or proof.facts().polynomial.evidence.refuted
@@ -165,6 +165,11 @@ def _decided_block(block: Block) -> Block | None:
 
     reduced = reduced_block(block)
     return None if isinstance(reduced, str) else reduced
+
+
+def _lt(a: int | sp.Expr, b: int | sp.Expr) -> bool:
+    """``a < b`` proved (ints, Integers or size symbols); False when not decided."""
+    return sp.Lt(a, b) is sp.true
 
 
 def _min(a: int | sp.Expr, b: int | sp.Expr) -> int | sp.Expr:

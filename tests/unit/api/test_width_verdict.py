@@ -10,7 +10,7 @@ from pathlib import Path
 import symabsorb
 from symabsorb.report.jsonout import SCHEMA_VERSION, schema
 
-SPEC = """activation act(z) = z + 2
+SPEC = """activation act(z) = z + z^2
 block lin { activation: identity dim: 3 width: 1 W_up: [[1, 0, 0]] W_down: [[1], [0], [0]] }
 block flip { activation: relu W_up: [[1, 0], [0, 1], [1, 1]] W_down: [[-1, 0, 0], [0, -1, 0]] }
 block sym { activation: act W_up: [[1, 0], [0, 1], [1, 1]] W_down: [[-1, 0, 1], [0, -1, 1]] }
@@ -24,7 +24,7 @@ def test_width_answers_have_their_own_verdict_word() -> None:
     report = symabsorb.prove(symabsorb.load(SPEC))
     verdicts = report.verdicts
     assert verdicts["width lin"] == "minimal-width"  # w* = rank(M + c W_down W_up) exactly
-    assert verdicts["width sym"] == "width-bounds"   # an upper bound, w* not pinned
+    assert verdicts["width sym"] == "width-bounds"   # an upper bound (m + d, rank W_up = d), w* not pinned
     assert verdicts["absorb flip"] == "absorbable"
     data = json.loads(report.render("json"))
     assert data["schema_version"] == SCHEMA_VERSION == "1.2"
