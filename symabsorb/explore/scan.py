@@ -566,7 +566,8 @@ def _decide(task: ScanTask, partial: dict[str, Any] | None = None) -> dict[str, 
 class _FileBuffer:
     """The bytes of one weights file, read once and hashed once for all its layers while a scan runs
     in this process (MiniLM's six layers share one 90 MB file: its decisions read it once, not six
-    times, and hash it once, not eighteen: each layer, its bare block and its other placement).
+    times, and hash it once, not thirty: each layer's read, and twice each for the layer and its
+    bare block, when they were loaded).
     At most one file is held (the layers of a file are decided one after another), only between
     :meth:`open` and :meth:`close` (a scan's own), and only under the name and the SHA-256 the first
     decision read and hashed it with, which was the listed one (a file changed after the listing is

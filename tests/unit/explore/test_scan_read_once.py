@@ -1,6 +1,7 @@
 """A scan in this process reads and hashes each weights file once for all its layers (issue 29):
-MiniLM's six layers share one file, which was read six times and hashed nineteen (each layer, its
-bare block, and the listing); the buffer is held only while the scan runs."""
+MiniLM's six layers share one file, which was read seven times and hashed thirty-one (the listing;
+each layer's read; the layer and its bare block, twice each when loaded); the buffer is held only
+while the scan runs."""
 
 from __future__ import annotations
 
