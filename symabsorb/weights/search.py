@@ -399,7 +399,7 @@ def exact_search(w_up: sp.MatrixBase, w_down: sp.MatrixBase, target: sp.MatrixBa
                             "rational arithmetic", Fraction(0), norm2, "float64 guess, exact rational check")
     backend = _backend()
     bits = _denominator_bits(a) + _denominator_bits(b)
-    if isinstance(backend, _Flint) and m and bits <= EXACT_RESIDUAL_BITS:
+    if isinstance(backend, _Flint) and d and m and bits <= EXACT_RESIDUAL_BITS:
         # the least-squares residual from the m x m normal equations, formed without the d² x m system:
         # positive exactly when the system is inconsistent (the usual answer for weights with no S)
         residual = _normal_residual(backend, a, b, rhs, d, m, norm2)
