@@ -562,12 +562,12 @@ def render_answer_latex(answer: QueryAnswer, library: Library, opts: RenderOptio
 
 # ---- a leanblueprint chapter: `symabsorb graph --format blueprint` ---------------------------------
 
-#: leanblueprint's environments for a result's kind: only those its stock ``macros/common.tex`` defines
-#: (theorem, proposition, lemma, corollary, definition). An open problem or conjecture is a ``theorem``
-#: whose title says what it is ("Conjecture E", "Open problem"), its status line says it is not proved
-#: and it is marked ``\notready``.
+#: leanblueprint's environments for a result's kind: those its stock ``macros/common.tex`` defines
+#: (theorem, proposition, lemma, corollary, definition), and ``conjecture`` for an open problem, which the
+#: chapter defines itself when the blueprint has none (an unproved statement never prints as a Theorem);
+#: its status line says it is not proved and it is marked ``\notready``.
 BLUEPRINT_ENVIRONMENTS = {"theorem": "theorem", "lemma": "lemma", "proposition": "proposition",
-                          "corollary": "corollary", "definition": "definition", "open-problem": "theorem"}
+                          "corollary": "corollary", "definition": "definition", "open-problem": "conjecture"}
 #: status -> (what the reader is told, the leanblueprint macro that marks it, or "")
 BLUEPRINT_STATUS = {
     "paper": ("proved in the paper (Mijoski and Karbevski 2026)", ""),
@@ -577,7 +577,15 @@ BLUEPRINT_STATUS = {
     "open": ("an open problem", "\\notready"),
 }
 BLUEPRINT_PREAMBLE = r"""% In a leanblueprint project: \input this file from content.tex (its macros are the plugin's).
-% Standalone (pdflatex), the blueprint macros are defined away below.
+% Standalone (pdflatex), the blueprint macros are defined away below; a minimal wrapper is
+%   \documentclass{report} \usepackage{amsmath,amssymb,amsthm,hyperref}
+%   \newtheorem{theorem}{Theorem} \newtheorem{proposition}[theorem]{Proposition}
+%   \newtheorem{lemma}[theorem]{Lemma} \newtheorem{corollary}[theorem]{Corollary}
+%   \theoremstyle{definition} \newtheorem{definition}[theorem]{Definition}
+%   \begin{document} \input{this-file} \end{document}
+% Open problems are stated as conjectures: the environment is defined here when the document has none.
+\makeatletter\@ifundefined{conjecture}{\@ifundefined{c@theorem}{\newtheorem{conjecture}{Conjecture}}%
+{\newtheorem{conjecture}[theorem]{Conjecture}}}{}\makeatother
 \providecommand{\uses}[1]{}
 \providecommand{\lean}[1]{}
 \providecommand{\leanok}{}
@@ -593,7 +601,7 @@ def render_blueprint(library: Library) -> str:
     nothing here is formalised in Lean) and its proof steps with their own ``\\uses``. Results come in
     dependency order; every string of a ``--theorems`` file is escaped. The environments are the
     blueprint's stock ones (``theorem``, ``lemma``, ``proposition``, ``corollary``, ``definition``); an open
-    problem is a ``theorem`` titled by its label (``Conjecture E``)."""
+    problem is a ``conjecture`` (defined by the chapter when the document has none), never a theorem."""
     import networkx as nx
 
     renderer = LatexRenderer(library)

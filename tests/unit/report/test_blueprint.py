@@ -16,7 +16,7 @@ from tests.helpers import ROOT, run_cli
 
 #: what a blueprint's print.tex provides around content.tex: ONLY what leanblueprint's stock
 #: macros/common.tex defines (theorem, proposition, lemma, corollary, definition), plus the plugin's
-#: \uses, \leanok, \notready and \lean as no-ops (no conjecture environment)
+#: \uses, \leanok, \notready and \lean as no-ops (no conjecture environment: the chapter defines it)
 WRAPPER = r"""\documentclass{report}
 \usepackage{amsmath,amssymb,amsthm,mathtools}
 \usepackage[hidelinks]{hyperref}
@@ -55,8 +55,9 @@ def test_every_result_with_its_uses_and_status() -> None:
         assert sorted(uses) == sorted(r.uses), rid
         assert all(order.index(u) < order.index(rid) for u in uses), rid  # what it uses is stated first
         assert notready == (status in ("conjecture", "open", "user")), rid
-        assert env == ("theorem" if r.kind == "open-problem" else r.kind)
-        assert env in ("theorem", "lemma", "proposition", "corollary", "definition")  # stock common.tex only
+        assert env == ("conjecture" if r.kind == "open-problem" else r.kind)
+        # stock common.tex's environments, and the conjecture the chapter defines when the document has none
+        assert env in ("theorem", "lemma", "proposition", "corollary", "definition", "conjecture")
     assert entries["thm8"][0] == "paper" and entries["open-deep"][0] == "open"
     assert entries["conj-E"][0] == "conjecture" and entries["thm-R"][0] == "library-proved"
     assert "\\leanok" not in text.replace("\\providecommand{\\leanok}{}", "")  # nothing is formalised in Lean
@@ -67,7 +68,7 @@ def test_no_placeholder_no_latex_source_as_text_and_named_docs() -> None:
     text = render_graph(default_library(), "blueprint")
     assert text.count("@{") == 0  # no unfilled template placeholder
     assert "\\textbackslash" not in text  # math never printed as its LaTeX source in \texttt
-    assert "\\begin{conjecture}" not in text and "\\begin{theorem}[Conjecture E" in text
+    assert "\\begin{theorem}[Conjecture E" not in text and "\\begin{conjecture}[Conjecture E" in text
     assert "proved in docs/theorems.md" not in text and "proved in symabsorb's docs/theorems.md" in text
 
 
@@ -98,3 +99,18 @@ def test_escaped_hash_and_percent_are_safe_math_but_bare_ones_are_not() -> None:
     from symabsorb.report.escape import is_safe_math
     assert is_safe_math(r"\#\text{active}(x) \le m") and is_safe_math(r"50\%") and is_safe_math(r"\tbinom{1/2}{j}")
     assert not is_safe_math(r"\\#1") and not is_safe_math("#1") and not is_safe_math(r"\\%x")
+
+
+def test_an_open_problem_is_a_conjecture_never_a_theorem() -> None:
+    """The new user's PDF read 'Theorem 1.51 (Conjecture E: ...)': an unproved statement printed as a theorem."""
+    from symabsorb.report.latex import render_blueprint
+    from symabsorb.theory.library import default_library
+
+    lib = default_library()
+    text = render_blueprint(lib)
+    open_ids = [rid for rid, r in lib.results.items() if r.kind == "open-problem"]
+    assert open_ids
+    for rid in open_ids:
+        head = next(line for line in text.splitlines() if f"\\label{{res:{rid}}}" in line)
+        assert head.startswith("\\begin{conjecture}"), head
+    assert "\\newtheorem{conjecture}" in text  # defined when the document has none
