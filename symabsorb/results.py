@@ -171,7 +171,8 @@ class Result(_Renderable):
 
     @property
     def witness(self) -> Witness | None:
-        """Residual-free weights (flip the units ``witness.index_set``, numbered from 0), when found."""
+        """Residual-free weights, when found: a flip of the units ``witness.index_set`` (numbered from 0), or,
+        when ``witness.description`` is set, the construction it names (no index set)."""
         d = self.answer.derivation
         return None if d is None else d.witness
 

@@ -51,7 +51,7 @@ def witness_arrays(witness: Witness, *, index_set: bool = True) -> dict[str, Any
                 value = np.ascontiguousarray(value.T)
             renamed[names.get(key, key)] = value
         out = _fused(renamed)
-    if index_set:
+    if index_set and not witness.description:  # a flip's units; a witness that is not a flip has none to record
         out["index_set"] = np.array(witness.index_set, dtype=np.int64)
     return out
 
@@ -88,13 +88,17 @@ def index_set_metadata(witness: Witness) -> dict[str, str]:
         for i, layer in enumerate(witness.layers):
             out.update({f"layers.{i}.{k}": v for k, v in index_set_metadata(layer).items()})
         return out
+    if witness.description:  # not a flip (Theorem D's construction, a rescaling): say what it is, no index set
+        return {"construction": witness.description}
     return {"index_set": json.dumps([int(j) for j in witness.index_set])}
 
 
-def read_index_set(path: Path) -> list[int] | dict[str, list[int]] | None:
+def read_index_set(path: Path | str) -> list[int] | dict[str, list[int]] | None:
     """The index set a witness file records: a .safetensors file's metadata (a stack: per ``layers.i``), a
-    .npz file's ``index_set`` array; None when the file records none."""
+    .npz file's ``index_set`` array; None when the file records none (a witness that is not a flip)."""
     import json
+
+    path = Path(path)
 
     if path.suffix.lower() == ".npz":
         import numpy as np

@@ -105,3 +105,20 @@ def test_a_witness_joins_the_parts_back_into_the_fused_tensor() -> None:
     arrays = witness_arrays(Witness((), up, down, gate, "exact", names=names), index_set=False)
     assert sorted(arrays) == ["l.down", "l.gate_up"]
     assert np.array_equal(arrays["l.gate_up"], np.vstack([np.array(gate, dtype=float), np.array(up, dtype=float)]))
+
+
+def test_a_witness_that_is_not_a_flip_records_its_construction_not_an_index_set(tmp_path: Path) -> None:
+    """Theorem D's witness wrote index_set '[]' (no unit flipped) where it is no flip at all; read_index_set
+    crashed on a str path."""
+    from safetensors import safe_open
+
+    from symabsorb.weights.export import read_index_set
+    from tests.helpers import ROOT, run_cli
+
+    out = tmp_path / "wit.safetensors"
+    code, _, err, _ = run_cli("absorb", str(ROOT / "examples" / "weights.absorb"), "--block", "silu_skip", "-o", str(out))
+    assert code == 0, err
+    with safe_open(str(out), framework="numpy") as fh:
+        meta = fh.metadata()
+    assert "index_set" not in meta and "Theorem D" in meta["construction"]
+    assert read_index_set(str(out)) is None
