@@ -79,6 +79,9 @@ def _hc_structured(s: Subject, p: dict[str, Any]) -> HypothesisCheck:
                           f"the stream blocks of W_down span a space of dimension {rank} > 1")
         return simple("hc_structured", HypStatus.PROVED,
                       statement + " (the stream blocks of $W_{\\mathrm{down}}$ are multiples of one matrix, exactly)")
+    if getattr(b, "weights", None) is not None:  # a file's weights are not read here: never assumed structured
+        return simple("hc_structured", HypStatus.UNKNOWN, statement,
+                      "the weights come from a file, whose structure is not checked (declare inline weights)")
     return simple("hc_structured", HypStatus.ASSUMED, statement,
                   assumption="Hyper-Connection-structured weights W_down = β ⊗ W⁰ (declared: `structured: true`)")
 

@@ -3,7 +3,8 @@
 Each test is an input that could make the prover claim `impossible` where it cannot prove it: n = 1,
 singular mixes with hidden zeros, parametric activations that include a linear member, degenerate
 concrete weights that are absorbable, the Kronecker order of inline weights, biases, norms, and the
-question for undeclared weights asked in the same spec. The one xfail is a real (internal-only) gap.
+question for undeclared weights asked in the same spec. The one bug found (a file block
+assumed structured, internal only) is fixed.
 """
 
 from __future__ import annotations
@@ -114,11 +115,6 @@ def test_declared_and_undeclared_blocks_in_one_spec_keep_their_own_answers() -> 
     assert not any("structured" in a for a in d["width hu"].assumptions)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="hc_structured ASSUMES the structure for a block whose weights come from a file "
-                   "(w_down not loaded): a Block with a weights file and structured=True (refused by the resolver, "
-                   "reachable only by building the Block) is called impossible for concrete weights "
-                   "that are not β ⊗ W⁰; the checker should not assume what the file decides")
 def test_weights_file_block_marked_structured_is_not_assumed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     np = pytest.importorskip("numpy")
     from symabsorb.theory.library import default_library
