@@ -880,7 +880,7 @@ ALLOWED: tuple[tuple[str, str, str], ...] = (
      'sp.Rational values (checked is_Rational first): == 0 on a Rational is the exact decision'),
     ('weights/concrete.py',
      'if k_const is None or c0 == 0 or not all(x.is_Rational for x in k_const):',
-     'sp.Rational values (checked is_Rational first): == 0 on a Rational is the exact decision (c0.is_Rational is checked where it is bound)'),
+     'sp.Rational values: == 0 on a Rational is the exact decision (c0.is_Rational is checked where bound)'),
     ('weights/concrete.py',
      'if not (isinstance(a, sp.Expr) and isinstance(c0, sp.Expr) and a.is_Rational and c0.is_Rational and a != 0) \\',
      'sp.Rational values (checked is_Rational first): == 0 on a Rational is the exact decision'),
