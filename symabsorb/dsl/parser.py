@@ -960,6 +960,9 @@ def _more_errors(first: SpecSyntaxError, err: UnexpectedInput, text: str, file: 
             get_parser().parse(masked, start="start")
             break
         except UnexpectedInput as again:
+            if _error_offset(again, masked) == offset:  # resumed at the very token that failed: the same error
+                err = again  # (said once); the next round resumes at the next line that starts a statement
+                continue
             if len(errors) >= MAX_ERRORS:
                 truncated = True
                 break
