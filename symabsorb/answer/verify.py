@@ -346,7 +346,9 @@ def verify_report(report: Path, session: Session, weights_dir: Path | None = Non
 def _read_report(report: Path) -> dict[str, Any]:
     from ..paths import read_input
 
-    raw = read_input(report, None, "report", max_bytes=MAX_REPORT_BYTES, expected="a JSON report of symabsorb prove")
+    raw = read_input(report, None, "report", max_bytes=MAX_REPORT_BYTES, expected="a JSON report of symabsorb prove",
+                     hint="a report path is relative to the working directory; `symabsorb prove SPEC -o REPORT.json` "
+                          "writes one")
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as err:  # ValueError: also an integer of > 4300 digits

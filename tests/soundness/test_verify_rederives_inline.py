@@ -65,3 +65,11 @@ def test_a_forged_answer_without_a_witness_fails(report: dict[str, Any], tmp_pat
     change(data["queries"][0]["derivation"])
     (c,) = _verify(tmp_path, data).values()
     assert not c.ok and why in c.detail, c.detail
+
+
+def test_a_missing_report_gets_a_hint_about_reports_not_spec_files(tmp_path: Path) -> None:
+    """The hint said 'paths are relative to the spec file' (verify has no spec file)."""
+    from tests.helpers import run_cli
+
+    code, _, err, _ = run_cli("verify", str(tmp_path / "missing.json"))
+    assert code == 2 and "spec file" not in err and "symabsorb prove SPEC -o REPORT.json" in err
