@@ -283,6 +283,22 @@ def _rank_factor(a: sp.Matrix) -> tuple[int, list[int], sp.Matrix, sp.Matrix]:
     return r, [int(p) for p in pivots], a[:, list(pivots)], sp.Matrix(rref.to_Matrix()[:r, :])
 
 
+def _affine_map(block: Block, m_skip: sp.MatrixBase, a: sp.Expr, c0: sp.Expr) -> tuple[sp.Matrix, sp.Matrix | None] | None:
+    """The block with ``σ = az + b`` as the affine map ``x ↦ Ax + k``: ``A = M + a W_down W_up`` and ``k = R(0) =
+    W_down(a b_up + b 1) + b_down`` (biases absent: 0), exactly; None when an entry of ``A`` is not rational, ``k``
+    None when the biases are symbolic (``bias: true`` without values)."""
+    w_up, w_down = sp.Matrix(block.w_up), sp.Matrix(block.w_down)
+    big_a = sp.Matrix(m_skip) + a * w_down * w_up
+    if not all(x.is_Rational for x in big_a):
+        return None
+    if block.bias and (block.b_up is None or block.b_down is None):
+        return big_a, None
+    width, dim = int(block.width), big_a.rows
+    b_up = sp.Matrix(block.b_up) if block.b_up is not None else sp.zeros(width, 1)
+    b_down = sp.Matrix(block.b_down) if block.b_down is not None else sp.zeros(dim, 1)
+    return big_a, w_down * (a * b_up + c0 * sp.ones(width, 1)) + b_down
+
+
 def _affine_decision(block: Block, d: Derivation, chosen: Attempt, library: Library) -> Derivation:
     """σ = az + b on inline exact weights (L-affine, L-affine with biases): the block is the affine map
     ``x ↦ Ax + k`` (``A = M + a W_down W_up``, ``k = W_down(a b_up + b 1) + b_down``). A residual-free block with
@@ -297,10 +313,10 @@ def _affine_decision(block: Block, d: Derivation, chosen: Attempt, library: Libr
     if not (isinstance(a, sp.Expr) and isinstance(c0, sp.Expr) and a.is_Rational and c0.is_Rational and a != 0) \
             or m_skip is None or block.w_up is None or block.w_down is None or block.gated:
         return d
-    w_up, w_down = sp.Matrix(block.w_up), sp.Matrix(block.w_down)
-    big_a = sp.Matrix(m_skip) + a * w_down * w_up
-    if not all(x.is_Rational for x in big_a):
+    found = _affine_map(block, m_skip, a, c0)
+    if found is None:
         return d
+    big_a, k_found = found
     dim, width = big_a.rows, int(block.width)
     absorber_biases = block.question.absorber_biases
     r, _pivots, p_cols, f_rows = _rank_factor(big_a)
@@ -315,11 +331,9 @@ def _affine_decision(block: Block, d: Derivation, chosen: Attempt, library: Libr
     if absorber_biases:
         k_const = None
     else:
-        if block.bias and (block.b_up is None or block.b_down is None):
+        k_const = k_found
+        if k_const is None:
             return d  # symbolic biases: the constant k is not a number
-        b_up = sp.Matrix(block.b_up) if block.b_up is not None else sp.zeros(width, 1)
-        b_down = sp.Matrix(block.b_down) if block.b_down is not None else sp.zeros(dim, 1)
-        k_const = w_down * (a * b_up + c0 * ones) + b_down
         if not all(x.is_Rational for x in k_const) or c0 == 0:
             return d
     new_up: sp.Matrix | None = None
@@ -358,14 +372,8 @@ def _affine_decision(block: Block, d: Derivation, chosen: Attempt, library: Libr
             how = (f"$\\operatorname{{rank}} A = {r} = m$ and $0 \\ne k = b\\,Py$ with $y_{{{j}}} \\ne 0$: "
                    "$W'_{\\mathrm{down}} = PT$, $T = I + (y - \\mathbf{1})e_j^\\top$")
     assert new_up is not None and new_down is not None
-    if k_const is None:
-        b_up0 = sp.Matrix(block.b_up) if block.b_up is not None else sp.zeros(width, 1)
-        b_down0 = sp.Matrix(block.b_down) if block.b_down is not None else sp.zeros(dim, 1)
-        if block.bias and (block.b_up is None or block.b_down is None):
-            k_block = None  # symbolic biases: the output bias is k − b W'_down 1, stated, not a number
-        else:
-            k_block = w_down * (a * b_up0 + c0 * ones) + b_down0
-        out_bias = k_block + out_bias if k_block is not None and out_bias is not None else None
+    if k_const is None:  # symbolic biases (k_found None): the output bias k − b W'_down 1 is stated, not a number
+        out_bias = k_found + out_bias if k_found is not None and out_bias is not None else None
     linear_ok = (a * new_down * new_up - big_a).is_zero_matrix
     if k_const is not None:
         const_ok = (c0 * new_down * ones - k_const).is_zero_matrix
@@ -409,18 +417,13 @@ def _affine_width(block: Block, rid: str) -> tuple[int, int, list[DerivationStep
     ev, a = linear_constant(expr - c0)
     if ev.status is not Status.PROVED or not (isinstance(a, sp.Expr) and a.is_Rational and a != 0 and c0.is_Rational):
         return None
-    w_up, w_down = sp.Matrix(block.w_up), sp.Matrix(block.w_down)
-    big_a = sp.Matrix(m_skip) + a * w_down * w_up
-    if not all(x.is_Rational for x in big_a):
+    found = _affine_map(block, m_skip, a, c0)
+    if found is None:
         return None
-    dim, width = big_a.rows, int(block.width)
+    big_a, k_const = found
+    dim = big_a.rows
     r, _pivots, p_cols, f_rows = _rank_factor(big_a)
     biased = block.question.absorber_biases
-    k_const = None
-    if not (block.bias and (block.b_up is None or block.b_down is None)):
-        b_up = sp.Matrix(block.b_up) if block.b_up is not None else sp.zeros(width, 1)
-        b_down = sp.Matrix(block.b_down) if block.b_down is not None else sp.zeros(dim, 1)
-        k_const = w_down * (a * b_up + c0 * sp.ones(width, 1)) + b_down
     if biased:
         if k_const is None:
             return None  # symbolic biases: the output bias is no number
