@@ -141,6 +141,17 @@ def width_witness(block: Any, base: Any, width: int, budget: float | None = DEFA
     return _width_witness(block, width_proof(block, base, library, budget), width, library, base_dir)
 
 
+def proved_json(spec_text: str, directory: Path, name: str = "spec.absorb") -> dict[str, Any]:
+    """The JSON report ``prove`` writes for ``spec_text`` saved as ``directory/name`` (what ``verify`` reads)."""
+    import json
+
+    import symabsorb
+
+    spec = directory / name
+    spec.write_text(spec_text)
+    return json.loads(symabsorb.prove(str(spec)).render("json"))  # type: ignore[no-any-return]
+
+
 def verify_report(report: Path, weights_dir: Path | None = None, blas: bool = False,
                   library: Library | None = None) -> Any:
     from symabsorb.answer.verify import verify_report as _verify_report

@@ -24,7 +24,7 @@ from symabsorb.answer.verify_identity import check_identity_witness
 from symabsorb.model.functions import Z
 from symabsorb.model.resolve import activation_from_text, resolve_text
 from symabsorb.weights.certify import CertificateError
-from tests.helpers import verify_report
+from tests.helpers import proved_json, verify_report
 
 pytest.importorskip("numpy", reason="numpy (verify reads reports with the weights extra)")
 
@@ -51,11 +51,7 @@ absorb rflip
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    spec = tmp_path_factory.mktemp("spec") / "rescale.absorb"
-    spec.write_text(SPEC)
-    result = symabsorb.prove(str(spec))
-    data = json.loads(result.to_json() if hasattr(result, "to_json") else result.render("json"))
-    return data  # type: ignore[no-any-return]
+    return proved_json(SPEC, tmp_path_factory.mktemp("spec"), "rescale.absorb")
 
 
 def _verify(tmp_path: Path, data: dict[str, Any]) -> dict[str, Any]:

@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 
-import symabsorb
-from tests.helpers import verify_report
+from tests.helpers import proved_json, verify_report
 
 pytest.importorskip("numpy", reason="numpy (verify reads reports with the weights extra)")
 
@@ -29,9 +28,7 @@ absorb gen
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    spec = tmp_path_factory.mktemp("spec") / "inline.absorb"
-    spec.write_text(SPEC)
-    return json.loads(symabsorb.prove(str(spec)).render("json"))  # type: ignore[no-any-return]
+    return proved_json(SPEC, tmp_path_factory.mktemp("spec"), "inline.absorb")
 
 
 def _verify(tmp_path: Path, data: dict[str, Any]) -> dict[str, Any]:
