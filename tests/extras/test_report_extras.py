@@ -39,6 +39,10 @@ def test_html_figure_captions_say_what_is_drawn() -> None:
 
 def test_a_format_missing_an_extra_says_so_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if the `report` extra were not installed
+    # a missing extra is said once per process: a fresh process here, whatever an earlier test in this worker said
+    from symabsorb import results
+
+    monkeypatch.setattr(results, "_WARNED", set())
     code, _, err = run("prove", str(EXAMPLES / "activations.absorb"), "-o", str(tmp_path / "r.html"))
     warnings = [line for line in err.splitlines() if line.startswith("warning:")]
     assert code == 0 and len(warnings) == 1 and "matplotlib" in warnings[0] and "symabsorb[report]" in warnings[0]
